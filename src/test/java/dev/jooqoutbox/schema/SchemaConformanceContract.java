@@ -1,0 +1,174 @@
+package dev.jooqoutbox.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jooq.DSLContext;
+import org.jooq.DataType;
+import org.jooq.Field;
+import org.jooq.Key;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps each dialect's changesets in step with the generated classes (built from the SQLite
+ * changesets): the live schema, read through jOOQ's meta API, must have every generated table,
+ * column, nullability, primary key and unique key with a compatible type.
+ */
+abstract class SchemaConformanceContract {
+
+  private final TestDatabase.Kind kind;
+  private TestDatabase db;
+
+  SchemaConformanceContract(TestDatabase.Kind kind) {
+    this.kind = kind;
+  }
+
+  @BeforeEach
+  void createDatabase() {
+    db = TestDatabase.empty(kind);
+  }
+
+  @AfterEach
+  void dropDatabase() {
+    db.close();
+  }
+
+  @Test
+  void migratedSchemaMatchesTheGeneratedClasses() {
+    db.migrate();
+    assertConforms();
+  }
+
+  @Test
+  void secondMigrationIsANoOp() {
+    db.migrate();
+    int applied = appliedChangesets();
+    assertThat(applied).isEqualTo(3);
+
+    db.migrate();
+
+    assertThat(appliedChangesets()).isEqualTo(applied);
+    assertConforms();
+  }
+
+  @Test
+  void rollbackToEmptyAndMigrateAgain() {
+    db.migrate();
+    OutboxSchema.rollback(db.dataSource(), appliedChangesets());
+
+    assertThat(liveTable("outbox_message")).isNull();
+    assertThat(liveTable("inbox_message")).isNull();
+    assertThat(appliedChangesets()).isZero();
+
+    db.migrate();
+    assertConforms();
+  }
+
+  @Test
+  void changelogShipsOnTheClasspath() {
+    assertThat(getClass().getClassLoader().getResource(OutboxSchema.CHANGELOG)).isNotNull();
+  }
+
+  private void assertConforms() {
+    assertThat(OutboxSchema.isMigrated(db.dsl())).isTrue();
+    for (Table<?> generated : DefaultSchema.DEFAULT_SCHEMA.getTables()) {
+      Table<?> live = liveTable(generated.getName());
+      assertThat(live).as("live table %s", generated.getName()).isNotNull();
+      for (Field<?> field : generated.fields()) {
+        Field<?> liveField = live.field(field.getName());
+        String what = generated.getName() + "." + field.getName();
+        assertThat(liveField).as("live column %s", what).isNotNull();
+        assertThat(liveField.getDataType().nullable())
+            .as("nullability of %s", what)
+            .isEqualTo(field.getDataType().nullable());
+        assertCompatible(what, field.getDataType().getSQLDataType(), liveField.getDataType());
+      }
+      assertThat(keyColumns(live.getPrimaryKey()))
+          .as("primary key of %s", generated.getName())
+          .isEqualTo(keyColumns(generated.getPrimaryKey()));
+      Set<List<String>> liveKeys =
+          live.getKeys().stream().map(this::keyColumns).collect(Collectors.toSet());
+      for (var key : generated.getKeys()) {
+        assertThat(liveKeys).as("unique keys of %s", generated.getName()).contains(keyColumns(key));
+      }
+    }
+  }
+
+  private void assertCompatible(String what, DataType<?> generated, DataType<?> live) {
+    DataType<?> liveType = live.getSQLDataType();
+    if (generated.equals(SQLDataType.BIGINT)) {
+      // SQLite's INTEGER is a 64-bit integer; elsewhere the column must be BIGINT itself.
+      Set<DataType<?>> ok =
+          kind == TestDatabase.Kind.SQLITE
+              ? Set.of(SQLDataType.BIGINT, SQLDataType.INTEGER)
+              : Set.of(SQLDataType.BIGINT);
+      assertThat(ok).as("type of %s (live %s)", what, live.getTypeName()).contains(liveType);
+    } else if (generated.equals(SQLDataType.INTEGER)) {
+      assertThat(Set.<DataType<?>>of(SQLDataType.INTEGER, SQLDataType.BIGINT))
+          .as("type of %s (live %s)", what, live.getTypeName())
+          .contains(liveType);
+    } else if (generated.isJSON()) {
+      // PostgreSQL jsonb; MariaDB's JSON is LONGTEXT with a check; SQLite stores TEXT.
+      assertThat(liveType.isJSON() || liveType.isString())
+          .as("type of %s (live %s)", what, live.getTypeName())
+          .isTrue();
+      if (kind == TestDatabase.Kind.POSTGRES) {
+        assertThat(live.getTypeName().toLowerCase(Locale.ROOT)).isEqualTo("jsonb");
+      }
+    } else if (generated.isString()) {
+      assertThat(liveType.isString()).as("type of %s (live %s)", what, live.getTypeName()).isTrue();
+    } else {
+      throw new AssertionError("no compatibility rule for " + what + " of type " + generated);
+    }
+  }
+
+  private List<String> keyColumns(Key<?> key) {
+    assertThat(key).isNotNull();
+    return key.getFields().stream()
+        .map(f -> f.getName().toLowerCase(Locale.ROOT))
+        .sorted()
+        .toList();
+  }
+
+  private Table<?> liveTable(String name) {
+    DSLContext dsl = db.dsl();
+    return dsl.meta().getTables().stream()
+        .filter(t -> t.getName().equalsIgnoreCase(name))
+        .filter(t -> t.getSchema() == null || inThisDatabase(t.getSchema().getName()))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private boolean inThisDatabase(String schema) {
+    return switch (kind) {
+      case SQLITE -> true;
+      case POSTGRES ->
+          schema.equals(db.dsl().fetchValue(DSL.field("current_schema()", String.class)));
+      case MARIADB -> schema.equals(db.dsl().fetchValue(DSL.field("database()", String.class)));
+    };
+  }
+
+  private int appliedChangesets() {
+    Table<?> changelog = liveTable("databasechangelog");
+    if (changelog == null) {
+      return 0;
+    }
+    // Liquibase spells the table in upper case on some dialects; use the name the server reports.
+    return db.dsl()
+        .fetchCount(
+            DSL.table(DSL.name(changelog.getName())),
+            changelog.field("filename", String.class) == null
+                ? changelog.field("FILENAME", String.class).like("jooq-outbox/%")
+                : changelog.field("filename", String.class).like("jooq-outbox/%"));
+  }
+}
