@@ -65,7 +65,7 @@ abstract class OutboxWriteContract {
     db = TestDatabase.migrated(kind);
     db.dsl()
         .createTable(ORDERS)
-        .column(ORDER_ID.getDataType().nullable(false).length(64) == null ? ORDER_ID : ORDER_ID)
+        .column(ORDER_ID, SQLDataType.VARCHAR(64).nullable(false))
         .constraints(DSL.primaryKey(ORDER_ID))
         .execute();
   }
@@ -179,7 +179,9 @@ abstract class OutboxWriteContract {
   @Test
   void badAggregatesAreRefused() {
     for (String aggregate :
-        new String[] {null, "", "a".repeat(256), "nul\0inside", "lone \uD800 high", "lone \uDC00"}) {
+        new String[] {
+          null, "", "a".repeat(256), "nul\0inside", "lone \uD800 high", "lone \uDC00"
+        }) {
       assertRefused(
           InvalidMessageException.class,
           "aggregate",
@@ -293,13 +295,9 @@ abstract class OutboxWriteContract {
     Map<String, Object> selfContaining = new HashMap<>();
     selfContaining.put("self", selfContaining);
     assertRefused(
-        InvalidMessageException.class,
-        "payload",
-        tx -> outbox.write(tx, "a", "t", selfContaining));
+        InvalidMessageException.class, "payload", tx -> outbox.write(tx, "a", "t", selfContaining));
     assertRefused(
-        InvalidMessageException.class,
-        "payload",
-        tx -> outbox.write(tx, "a", "t", new Throws()));
+        InvalidMessageException.class, "payload", tx -> outbox.write(tx, "a", "t", new Throws()));
   }
 
   @Test
@@ -448,7 +446,8 @@ abstract class OutboxWriteContract {
                     .id("caller-1")
                     .header("h", "other")
                     .write(tx),
-            tx -> outbox.message("order-1", "order.placed", Map.of("n", 1)).id("caller-1").write(tx));
+            tx ->
+                outbox.message("order-1", "order.placed", Map.of("n", 1)).id("caller-1").write(tx));
     for (Function<DSLContext, String> other : others) {
       Throwable thrown =
           inTransactionThatGoesOn(
@@ -472,7 +471,11 @@ abstract class OutboxWriteContract {
     db.dsl()
         .transaction(
             tx -> {
-              outbox.message("a", "t", Map.of()).id("delayed").delay(Duration.ofMinutes(5)).write(tx.dsl());
+              outbox
+                  .message("a", "t", Map.of())
+                  .id("delayed")
+                  .delay(Duration.ofMinutes(5))
+                  .write(tx.dsl());
               outbox.message("a", "t", Map.of()).id("at").availableAt(at).write(tx.dsl());
               // The last of delay and availableAt wins.
               outbox
@@ -571,14 +574,15 @@ abstract class OutboxWriteContract {
     Outbox fixed =
         Outbox.builder(db.dsl())
             .clock(clock)
-            .idSupplier(new java.util.function.Supplier<>() {
-              int next;
+            .idSupplier(
+                new java.util.function.Supplier<>() {
+                  int next;
 
-              @Override
-              public String get() {
-                return "id-" + next++;
-              }
-            })
+                  @Override
+                  public String get() {
+                    return "id-" + next++;
+                  }
+                })
             .build();
     List<String> generated = new ArrayList<>();
     db.dsl()
@@ -631,7 +635,9 @@ abstract class OutboxWriteContract {
               thrown[0] = catchThrowable(() -> write.apply(tx.dsl()));
               insertOrder(tx.dsl(), orderId);
             });
-    assertThat(orderIds()).as("the caller's transaction committed after the refusal").contains(orderId);
+    assertThat(orderIds())
+        .as("the caller's transaction committed after the refusal")
+        .contains(orderId);
     return thrown[0];
   }
 

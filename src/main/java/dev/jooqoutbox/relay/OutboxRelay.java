@@ -468,7 +468,7 @@ public final class OutboxRelay implements AutoCloseable {
    */
   public static final class Builder {
     private final DSLContext dsl;
-      private final Map<String, OutboxHandler> handlers = new LinkedHashMap<>();
+    private final Map<String, OutboxHandler> handlers = new LinkedHashMap<>();
     private int batchSize = 100;
     private Duration pollInterval = Duration.ofMillis(500);
     private Duration lease = Duration.ofSeconds(30);
