@@ -68,21 +68,33 @@ final class MessageRules {
       throw new InvalidMessageException(
           argument, "must be at most " + maxLength + " characters, was " + value.length());
     }
+    String problem = unstorable(value);
+    if (problem != null) {
+      throw new InvalidMessageException(argument, problem);
+    }
+  }
+
+  /**
+   * Why {@code value} cannot be stored verbatim on every dialect (NUL, a lone UTF-16 surrogate), or
+   * null when it can.
+   */
+  static String unstorable(String value) {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c == '\0') {
-        throw new InvalidMessageException(argument, "must not contain the NUL character");
+        return "must not contain the NUL character";
       }
       if (Character.isHighSurrogate(c)) {
         if (i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
           i++;
           continue;
         }
-        throw new InvalidMessageException(argument, "contains a lone UTF-16 surrogate");
+        return "contains a lone UTF-16 surrogate";
       }
       if (Character.isLowSurrogate(c)) {
-        throw new InvalidMessageException(argument, "contains a lone UTF-16 surrogate");
+        return "contains a lone UTF-16 surrogate";
       }
     }
+    return null;
   }
 }

@@ -7,14 +7,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import dev.jooqoutbox.repository.JooqOutboxRepository;
 import dev.jooqoutbox.repository.NewMessage;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -35,7 +38,10 @@ import org.jooq.impl.DSL;
  *   <li>Bad input is refused with {@link InvalidMessageException} naming the argument, before any
  *       statement runs: null or empty aggregate or topic, either over 255 characters, a topic
  *       outside {@code A-Z a-z 0-9 . _ : -}, text with NUL or a lone surrogate, a payload that does
- *       not serialize, is not JSON, or is over {@link Builder#maxPayloadBytes}.
+ *       not serialize, is not JSON, is over {@link Builder#maxPayloadBytes}, or holds a number that
+ *       written out in full has more digits than the object mapper reads (1000 by default;
+ *       PostgreSQL's jsonb writes {@code 1e400} out as 401 digits). Numbers in a JSON text are kept
+ *       exactly, never rounded to a double.
  *   <li>A caller id already stored with the same content returns that id and writes nothing; with
  *       other content it throws {@link DuplicateMessageException}. Neither aborts the caller's
  *       transaction.
@@ -65,7 +71,14 @@ public final class Outbox {
   private Outbox(Builder b) {
     this.dsl = b.dsl;
     this.mapper = b.mapper;
-    this.strictReader = b.mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    // Floats as BigDecimal: read as doubles, a JSON text's 1e400 would be stored as the string
+    // "Infinity" and a 30-digit decimal rounded to 17 digits.
+    this.strictReader =
+        b.mapper
+            .reader()
+            .with(
+                DeserializationFeature.FAIL_ON_TRAILING_TOKENS,
+                DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
     this.clock = b.clock;
     this.ids = b.ids != null ? b.ids : new TimeOrderedIds(b.clock);
     this.maxPayloadBytes = b.maxPayloadBytes;
@@ -214,16 +227,28 @@ public final class Outbox {
     }
   }
 
+  /**
+   * JSON equality with numbers compared by value: PostgreSQL's jsonb gives back what Jackson wrote
+   * as {@code 1.0E10} as {@code 10000000000}, and {@code -0.0} as {@code 0.0}.
+   */
+  private static final Comparator<JsonNode> SAME_VALUE =
+      (a, b) -> {
+        if (a.isNumber() && b.isNumber()) {
+          return a.decimalValue().compareTo(b.decimalValue());
+        }
+        return a.equals(b) ? 0 : 1;
+      };
+
   private boolean sameContent(NewMessage stored, NewMessage given) {
     return stored.aggregate().equals(given.aggregate())
         && stored.topic().equals(given.topic())
         && stored.headers().equals(given.headers())
-        && readTree(stored.payloadJson()).equals(readTree(given.payloadJson()));
+        && readTree(stored.payloadJson()).equals(SAME_VALUE, readTree(given.payloadJson()));
   }
 
   private JsonNode readTree(String json) {
     try {
-      return mapper.readTree(json);
+      return strictReader.readTree(json);
     } catch (JsonProcessingException e) {
       throw new OutboxException("stored payload is not valid JSON", e);
     }
@@ -236,7 +261,9 @@ public final class Outbox {
     String json;
     try {
       if (payload instanceof String text) {
-        json = mapper.writeValueAsString(strictReader.readTree(text));
+        JsonNode tree = strictReader.readTree(text);
+        // Jackson reads empty or blank text as a missing node, and would write that as null.
+        json = tree.isMissingNode() ? null : mapper.writeValueAsString(tree);
       } else {
         json = mapper.writeValueAsString(payload);
       }
@@ -249,34 +276,88 @@ public final class Outbox {
     } catch (StackOverflowError e) {
       throw new InvalidMessageException("payload", "does not serialize to JSON (a cycle?)", e);
     }
+    if (json == null) {
+      throw new InvalidMessageException("payload", "is not a JSON text: it is empty or blank");
+    }
     long bytes = utf8Length(json);
     if (bytes > maxPayloadBytes) {
       throw new InvalidMessageException(
           "payload", "is " + bytes + " bytes of JSON, over the limit of " + maxPayloadBytes);
     }
-    if (json.contains("\\u0000") && containsNul(readTree(json))) {
-      throw new InvalidMessageException(
-          "payload", "must not contain the NUL character (PostgreSQL cannot store it in jsonb)");
+    // Jackson writes a lone surrogate as is (the database would store '?' or refuse it) and NUL
+    // as an escape (PostgreSQL cannot store it in jsonb); either would not come back verbatim.
+    String problem = MessageRules.unstorable(json);
+    if (problem == null && json.contains("\\u")) {
+      problem = unstorableText(readTree(json));
+    }
+    if (problem == null && NUMBER_TO_CHECK.matcher(json).find()) {
+      try {
+        problem = unreadableNumber(readTree(json));
+      } catch (OutboxException unreadable) { // a number the mapper wrote but cannot read
+        problem = "does not read back as JSON: " + firstLine(unreadable.getCause().getMessage());
+      }
+    }
+    if (problem != null) {
+      throw new InvalidMessageException("payload", problem + " (it cannot be stored verbatim)");
     }
     return json;
   }
 
-  private static boolean containsNul(JsonNode node) {
+  /**
+   * Where a number may be long once written out in full: an exponent, or a long run of digits. Only
+   * then is the payload read again to look at its numbers (the match may be inside a string).
+   */
+  private static final Pattern NUMBER_TO_CHECK = Pattern.compile("[0-9][eE][+-]?[0-9]|[0-9]{1001}");
+
+  /**
+   * Why the first number in {@code node} could not be read back, or null. PostgreSQL's jsonb keeps
+   * numbers as numeric and gives them back written out in full ({@code 1e400} as 401 digits), and
+   * Jackson refuses to read a number of more digits than its stream constraints allow.
+   */
+  private String unreadableNumber(JsonNode node) {
+    if (node.isNumber()) {
+      BigDecimal value = node.decimalValue();
+      long digits =
+          value.scale() > 0
+              ? Math.max(1L, (long) value.precision() - value.scale()) + value.scale()
+              : (long) value.precision() - value.scale();
+      int max = mapper.getFactory().streamReadConstraints().getMaxNumberLength();
+      return digits <= max
+          ? null
+          : "has a number of "
+              + digits
+              + " digits written out in full, over the "
+              + max
+              + " the object mapper reads";
+    }
+    for (JsonNode child : node) {
+      String problem = unreadableNumber(child);
+      if (problem != null) {
+        return problem;
+      }
+    }
+    return null;
+  }
+
+  /** The first text (value or field name) in {@code node} that cannot be stored verbatim. */
+  private static String unstorableText(JsonNode node) {
     if (node.isTextual()) {
-      return node.textValue().indexOf('\0') >= 0;
+      return MessageRules.unstorable(node.textValue());
     }
     var names = node.fieldNames();
     while (names.hasNext()) {
-      if (names.next().indexOf('\0') >= 0) {
-        return true;
+      String problem = MessageRules.unstorable(names.next());
+      if (problem != null) {
+        return problem;
       }
     }
     for (JsonNode child : node) {
-      if (containsNul(child)) {
-        return true;
+      String problem = unstorableText(child);
+      if (problem != null) {
+        return problem;
       }
     }
-    return false;
+    return null;
   }
 
   private static long utf8Length(String s) {

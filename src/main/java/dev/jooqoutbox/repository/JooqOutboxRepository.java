@@ -6,7 +6,6 @@ import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
-import static org.jooq.impl.DSL.selectOne;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -27,14 +26,22 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.JSON;
+import org.jooq.Name;
 import org.jooq.Record;
+import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.Select;
 import org.jooq.SelectField;
+import org.jooq.SelectForUpdateStep;
 import org.jooq.exception.IntegrityConstraintViolationException;
 import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The outbox's SQL: every statement the writer, the relay and the operator tools run, as typed jOOQ
@@ -59,6 +66,8 @@ import org.jooq.impl.DSL;
  * transaction run in their own transaction (autocommit).
  */
 public final class JooqOutboxRepository {
+
+  private static final Logger log = LoggerFactory.getLogger(JooqOutboxRepository.class);
 
   private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
   private static final SelectField<?>[] MESSAGE_FIELDS = {
@@ -125,8 +134,8 @@ public final class JooqOutboxRepository {
 
   /** The stored content of message {@code id}, read on {@code tx}, for an idempotency check. */
   public Optional<NewMessage> findStored(DSLContext tx, String id) {
-    return tx.selectFrom(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.ID.eq(id))
+    var select = tx.selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(id));
+    return (dialect.lockingReadOfDuplicate ? select.forShare() : select)
         .fetchOptional()
         .map(
             r ->
@@ -167,6 +176,10 @@ public final class JooqOutboxRepository {
    * Claims up to {@code limit} ready messages of {@code topics} in {@code seq} order, leasing them
    * to {@code claimToken} until {@code now + lease} and counting one attempt each. The returned
    * messages carry the new attempt count, in {@code seq} order.
+   *
+   * <p>A claimed row that cannot become a message (its headers, written by hand, are not a JSON
+   * object of strings) is dead-lettered at once with the reason and left out of the result, so it
+   * cannot fail every later claim; the returned list may then be shorter than the rows claimed.
    */
   public List<OutboxMessage> claim(
       Set<String> topics, int limit, Duration lease, String claimToken, Instant now) {
@@ -174,34 +187,29 @@ public final class JooqOutboxRepository {
       return List.of();
     }
     Instant lockedUntil = now.plus(lease);
-    var o = OUTBOX_MESSAGE.as("o");
-    var older = OUTBOX_MESSAGE.as("older");
-    Condition ready =
-        o.SENT_AT
-            .isNull()
-            .and(o.DEAD_AT.isNull())
-            .and(o.AVAILABLE_AT.le(now))
-            .and(o.LOCKED_UNTIL.isNull().or(o.LOCKED_UNTIL.le(now)))
-            .and(o.TOPIC.in(topics))
-            .andNotExists(
-                selectOne()
-                    .from(older)
-                    .where(older.AGGREGATE.eq(o.AGGREGATE))
-                    .and(older.SEQ.lt(o.SEQ))
-                    .and(older.SENT_AT.isNull())
-                    .and(older.DEAD_AT.isNull()));
-    var candidates = select(o.SEQ).from(o).where(ready).orderBy(o.SEQ).limit(limit);
-
+    // Two passes, each a bounded amount of work however deep the backlog: first the oldest
+    // pending rows in seq order (what the relay should deliver first), then, only when that did
+    // not fill the batch, the heads of other aggregates found by a skip scan (see headCandidates).
+    // The second pass sees the first pass's rows as leased, so nothing is claimed twice.
     List<? extends Record> rows =
         switch (dialect.claimStyle) {
-          case UPDATE_RETURNING_SKIP_LOCKED ->
-              takeLease(
-                      dsl,
-                      OUTBOX_MESSAGE.SEQ.in(candidates.forUpdate().skipLocked()),
-                      claimToken,
-                      lockedUntil)
-                  .returning(MESSAGE_FIELDS)
-                  .fetch();
+          case UPDATE_RETURNING_SKIP_LOCKED -> {
+            List<Record> claimed = new ArrayList<>();
+            claimed.addAll(
+                leaseReturning(dsl, claimCandidates(topics, limit, now), claimToken, lockedUntil));
+            if (claimed.size() < limit) {
+              List<Long> heads = dsl.fetchValues(headSeqs(limit));
+              if (!heads.isEmpty()) {
+                claimed.addAll(
+                    leaseReturning(
+                        dsl,
+                        readyAmong(heads, topics, limit - claimed.size(), now),
+                        claimToken,
+                        lockedUntil));
+              }
+            }
+            yield claimed;
+          }
           case SELECT_SKIP_LOCKED_THEN_UPDATE ->
               dsl.transactionResult(
                   tx -> {
@@ -210,12 +218,32 @@ public final class JooqOutboxRepository {
                         .connection(
                             c -> c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED));
                     List<Long> seqs =
-                        tx.dsl().fetch(candidates.forUpdate().skipLocked()).getValues(o.SEQ);
+                        new ArrayList<>(
+                            tx.dsl()
+                                .fetchValues(
+                                    claimCandidates(topics, limit, now).forUpdate().skipLocked()));
+                    if (!seqs.isEmpty()) {
+                      takeLease(tx.dsl(), OUTBOX_MESSAGE.SEQ.in(seqs), claimToken, lockedUntil)
+                          .execute();
+                    }
+                    List<Long> heads =
+                        seqs.size() < limit ? tx.dsl().fetchValues(headSeqs(limit)) : List.of();
+                    if (!heads.isEmpty()) {
+                      List<Long> more =
+                          tx.dsl()
+                              .fetchValues(
+                                  readyAmong(heads, topics, limit - seqs.size(), now)
+                                      .forUpdate()
+                                      .skipLocked());
+                      if (!more.isEmpty()) {
+                        takeLease(tx.dsl(), OUTBOX_MESSAGE.SEQ.in(more), claimToken, lockedUntil)
+                            .execute();
+                        seqs.addAll(more);
+                      }
+                    }
                     if (seqs.isEmpty()) {
                       return List.<Record>of();
                     }
-                    takeLease(tx.dsl(), OUTBOX_MESSAGE.SEQ.in(seqs), claimToken, lockedUntil)
-                        .execute();
                     return tx.dsl()
                         .select(MESSAGE_FIELDS)
                         .from(OUTBOX_MESSAGE)
@@ -224,17 +252,203 @@ public final class JooqOutboxRepository {
                   });
           case IMMEDIATE_TRANSACTION_UPDATE_RETURNING ->
               inImmediateTransaction(
-                  tx ->
-                      takeLease(tx, OUTBOX_MESSAGE.SEQ.in(candidates), claimToken, lockedUntil)
-                          .returning(MESSAGE_FIELDS)
-                          .fetch());
+                  tx -> {
+                    List<Record> claimed = new ArrayList<>();
+                    claimed.addAll(
+                        takeLease(
+                                tx,
+                                OUTBOX_MESSAGE.SEQ.in(claimCandidates(topics, limit, now)),
+                                claimToken,
+                                lockedUntil)
+                            .returning(MESSAGE_FIELDS)
+                            .fetch());
+                    List<Long> heads =
+                        claimed.size() < limit ? tx.fetchValues(headSeqs(limit)) : List.of();
+                    if (!heads.isEmpty()) {
+                      claimed.addAll(
+                          takeLease(
+                                  tx,
+                                  OUTBOX_MESSAGE.SEQ.in(
+                                      readyAmong(heads, topics, limit - claimed.size(), now)),
+                                  claimToken,
+                                  lockedUntil)
+                              .returning(MESSAGE_FIELDS)
+                              .fetch());
+                    }
+                    return claimed;
+                  });
         };
     List<OutboxMessage> messages = new ArrayList<>(rows.size());
     for (Record r : rows) {
-      messages.add(toMessage(r));
+      try {
+        messages.add(toMessage(r));
+      } catch (OutboxException corrupt) {
+        String error = "corrupt row: " + corrupt.getMessage();
+        long seq = r.get(OUTBOX_MESSAGE.SEQ);
+        boolean deadLettered = deadLetter(claimToken, seq, error, now);
+        log.error(
+            "outbox message {} (seq {}) cannot be delivered and is {}: {}",
+            r.get(OUTBOX_MESSAGE.ID),
+            seq,
+            deadLettered ? "dead-lettered" : "left to its new owner",
+            error);
+      }
     }
     messages.sort(Comparator.comparingLong(OutboxMessage::seq));
     return messages;
+  }
+
+  /**
+   * The seqs of the ready messages a claim takes, in {@code seq} order, before any locking.
+   * Package-private so a test can {@code EXPLAIN} it.
+   */
+  SelectForUpdateStep<Record1<Long>> claimCandidates(Set<String> topics, int limit, Instant now) {
+    var o = OUTBOX_MESSAGE.as("o");
+    var older = OUTBOX_MESSAGE.as("older");
+    var window = OUTBOX_MESSAGE.as("w");
+    // Only the oldest scanWindow(limit) pending rows are looked at. Without the bound, a backlog
+    // whose front belongs to a few busy aggregates (all but their oldest message blocked) made
+    // every claim walk the whole backlog: 100,000 pending rows of 10 aggregates cost a second
+    // per claim on PostgreSQL. Heads beyond the window are found by headCandidates.
+    Field<Long> windowEnd =
+        DSL.field(
+            select(window.SEQ)
+                .from(window)
+                .where(pending(window))
+                .orderBy(window.SEQ)
+                .limit(1)
+                .offset(scanWindow(limit)));
+    Condition ready =
+        ready(o, topics, now)
+            .and(o.SEQ.lt(DSL.coalesce(windowEnd, DSL.inline(Long.MAX_VALUE))))
+            // The oldest pending message of its aggregate. Not "NOT EXISTS an older pending one":
+            // PostgreSQL turns that into an anti join, and when its statistics say the pending
+            // index is empty (a fresh migration, a burst after a quiet spell) it scans the whole
+            // index for every candidate instead of probing it. A correlated scalar subquery is
+            // never pulled up, so it is always one index probe per candidate.
+            .and(
+                o.SEQ.eq(
+                    select(older.SEQ)
+                        .from(older)
+                        .where(older.AGGREGATE.eq(o.AGGREGATE))
+                        .and(pending(older))
+                        .orderBy(older.SEQ)
+                        .limit(1)));
+    return select(o.SEQ).from(o).where(ready).orderBy(o.SEQ).limit(limit);
+  }
+
+  /** How many of the oldest pending rows the first claim pass looks at. */
+  static int scanWindow(int limit) {
+    return Math.max(4 * limit, 200);
+  }
+
+  /** How many aggregates the second claim pass enumerates at most. */
+  static int headScanBound(int limit) {
+    return Math.max(10 * limit, 1000);
+  }
+
+  /**
+   * The seqs of the oldest pending message of up to {@link #headScanBound} aggregates, found by a
+   * skip scan over the pending (aggregate, seq) index: a recursive query steps from one aggregate
+   * to the next with one index probe each, and takes each aggregate's oldest pending seq with
+   * another. Its cost grows with the number of aggregates it visits (at most {@link
+   * #headScanBound}), not with the number of pending rows, which is what makes it cheap exactly
+   * when the seq-order window is clogged by a few busy aggregates.
+   */
+  Select<Record1<Long>> headSeqs(int limit) {
+    if (dialect.headScan == DialectSupport.HeadScan.LOOSE_INDEX_GROUP_BY) {
+      var h = OUTBOX_MESSAGE.as("h");
+      return select(min(h.SEQ))
+          .from(h)
+          .where(pending(h))
+          .groupBy(h.AGGREGATE)
+          .limit(headScanBound(limit));
+    }
+    var first = OUTBOX_MESSAGE.as("f");
+    var next = OUTBOX_MESSAGE.as("n");
+    var head = OUTBOX_MESSAGE.as("h");
+    Name agg = DSL.name("agg");
+    Field<String> aggAggregate = DSL.field(DSL.name("agg", "aggregate"), String.class);
+    Field<Integer> aggDepth = DSL.field(DSL.name("agg", "depth"), Integer.class);
+    CommonTableExpression<Record2<String, Integer>> aggregates =
+        agg.fields("aggregate", "depth")
+            .as(
+                select(
+                        DSL.field(select(min(first.AGGREGATE)).from(first).where(pending(first))),
+                        DSL.inline(1))
+                    .unionAll(
+                        select(
+                                DSL.field(
+                                    select(min(next.AGGREGATE))
+                                        .from(next)
+                                        .where(pending(next))
+                                        .and(next.AGGREGATE.gt(aggAggregate))),
+                                aggDepth.plus(DSL.inline(1)))
+                            .from(DSL.table(agg))
+                            .where(aggAggregate.isNotNull())
+                            .and(aggDepth.lt(DSL.inline(headScanBound(limit))))));
+    Field<Long> headSeq =
+        dialect.headScan == DialectSupport.HeadScan.RECURSIVE_BY_INDEX_ORDER
+            ? DSL.field(
+                select(head.SEQ)
+                    .from(head)
+                    .where(head.AGGREGATE.ge(aggAggregate))
+                    .and(pending(head))
+                    .orderBy(head.AGGREGATE, head.SEQ)
+                    .limit(1))
+            : DSL.field(
+                select(min(head.SEQ))
+                    .from(head)
+                    .where(head.AGGREGATE.eq(aggAggregate))
+                    .and(pending(head)));
+    return DSL.withRecursive(aggregates)
+        .select(headSeq)
+        .from(DSL.table(agg))
+        .where(aggAggregate.isNotNull());
+  }
+
+  /**
+   * Which of the aggregate heads {@code heads} are ready, oldest first. A separate statement from
+   * {@link #headSeqs} on purpose: with the recursive query inlined as an {@code IN} subquery,
+   * PostgreSQL sometimes planned it as a nested loop that recomputed every head per outer row.
+   */
+  SelectForUpdateStep<Record1<Long>> readyAmong(
+      List<Long> heads, Set<String> topics, int limit, Instant now) {
+    var o = OUTBOX_MESSAGE.as("o");
+    return select(o.SEQ)
+        .from(o)
+        .where(ready(o, topics, now))
+        .and(o.SEQ.in(heads))
+        .orderBy(o.SEQ)
+        .limit(limit);
+  }
+
+  private static Condition pending(dev.jooqoutbox.schema.tables.OutboxMessage t) {
+    return t.SENT_AT.isNull().and(t.DEAD_AT.isNull());
+  }
+
+  /** Pending, available, not leased, of one of {@code topics}; not yet "oldest of aggregate". */
+  private static Condition ready(
+      dev.jooqoutbox.schema.tables.OutboxMessage o, Set<String> topics, Instant now) {
+    return pending(o)
+        .and(o.AVAILABLE_AT.le(now))
+        .and(o.LOCKED_UNTIL.isNull().or(o.LOCKED_UNTIL.le(now)))
+        .and(o.TOPIC.in(topics));
+  }
+
+  private static List<Record> leaseReturning(
+      DSLContext ctx,
+      SelectForUpdateStep<Record1<Long>> candidates,
+      String claimToken,
+      Instant lockedUntil) {
+    return new ArrayList<>(
+        takeLease(
+                ctx,
+                OUTBOX_MESSAGE.SEQ.in(candidates.forUpdate().skipLocked()),
+                claimToken,
+                lockedUntil)
+            .returning(MESSAGE_FIELDS)
+            .fetch());
   }
 
   private static org.jooq.UpdateConditionStep<OutboxMessageRecord> takeLease(
@@ -587,10 +801,28 @@ public final class JooqOutboxRepository {
     if (json == null) {
       return Map.of();
     }
+    Map<String, String> headers;
     try {
-      return mapper.readValue(json.data(), HEADERS);
+      headers = mapper.readValue(json.data(), HEADERS);
     } catch (JsonProcessingException e) {
-      throw new OutboxException("stored headers are not a JSON object of strings", e);
+      throw new OutboxException(
+          "stored headers are not a JSON object of strings: " + firstLine(e.getOriginalMessage()),
+          e);
     }
+    if (headers == null) {
+      return Map.of(); // JSON null: no headers, as SQL NULL
+    }
+    if (headers.containsValue(null)) {
+      throw new OutboxException("stored headers are not a JSON object of strings: a value is null");
+    }
+    return headers;
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unreadable";
+    }
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
   }
 }

@@ -2,8 +2,8 @@ package dev.jooqoutbox.repository;
 
 import dev.jooqoutbox.testing.TestDatabase;
 
-class PostgresSmokeTest extends SmokeContract {
-  PostgresSmokeTest() {
+class PostgresClaimTest extends ClaimContract {
+  PostgresClaimTest() {
     super(TestDatabase.Kind.POSTGRES);
   }
 }

@@ -2,8 +2,8 @@ package dev.jooqoutbox.repository;
 
 import dev.jooqoutbox.testing.TestDatabase;
 
-class MariaDbSmokeTest extends SmokeContract {
-  MariaDbSmokeTest() {
+class MariaDbSettleTest extends SettleContract {
+  MariaDbSettleTest() {
     super(TestDatabase.Kind.MARIADB);
   }
 }

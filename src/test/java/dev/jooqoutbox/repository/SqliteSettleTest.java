@@ -2,8 +2,8 @@ package dev.jooqoutbox.repository;
 
 import dev.jooqoutbox.testing.TestDatabase;
 
-class SqliteSmokeTest extends SmokeContract {
-  SqliteSmokeTest() {
+class SqliteSettleTest extends SettleContract {
+  SqliteSettleTest() {
     super(TestDatabase.Kind.SQLITE);
   }
 }

@@ -1,0 +1,215 @@
+package dev.jooqoutbox;
+
+import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.jooqoutbox.schema.tables.records.InboxMessageRecord;
+import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** {@link Inbox}: a message id counts as seen only once its consumer's transaction commits. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class InboxContract {
+
+  private static final Instant START = Instant.parse("2026-03-01T10:00:00Z");
+
+  private final TestDatabase.Kind kind;
+  private TestDatabase db;
+  private MutableClock clock;
+  private Inbox inbox;
+
+  InboxContract(TestDatabase.Kind kind) {
+    this.kind = kind;
+  }
+
+  @BeforeAll
+  void createDatabase() {
+    db = TestDatabase.migrated(kind);
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void emptyTables() {
+    db.truncate();
+    clock = new MutableClock(START);
+    inbox = new Inbox(clock);
+  }
+
+  @Test
+  void firstDeliveryIsNewAndTheSecondIsACopy() {
+    assertThat(seenInTransaction("billing", "m-1")).isFalse();
+    clock.advance(java.time.Duration.ofMinutes(1));
+    assertThat(seenInTransaction("billing", "m-1")).isTrue();
+
+    InboxMessageRecord row = db.dsl().selectFrom(INBOX_MESSAGE).fetchSingle();
+    assertThat(row.getConsumer()).isEqualTo("billing");
+    assertThat(row.getMessageId()).isEqualTo("m-1");
+    assertThat(row.getSeenAt()).isEqualTo(START);
+  }
+
+  @Test
+  void consumersAndMessageIdsAreRecordedSeparately() {
+    assertThat(seenInTransaction("billing", "m-1")).isFalse();
+    assertThat(seenInTransaction("shipping", "m-1")).isFalse();
+    assertThat(seenInTransaction("billing", "m-2")).isFalse();
+    // Ids compare exactly: case matters.
+    assertThat(seenInTransaction("billing", "M-1")).isFalse();
+    assertThat(seenInTransaction("billing", "m-1")).isTrue();
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isEqualTo(4);
+  }
+
+  @Test
+  void secondCallInTheSameTransactionSeesTheFirst() {
+    db.dsl()
+        .transaction(
+            tx -> {
+              assertThat(inbox.seen(tx.dsl(), "billing", "m-1")).isFalse();
+              assertThat(inbox.seen(tx.dsl(), "billing", "m-1")).isTrue();
+              // A duplicate leaves the transaction usable (PostgreSQL would abort on an error).
+              assertThat(inbox.seen(tx.dsl(), "billing", "m-2")).isFalse();
+            });
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isEqualTo(2);
+  }
+
+  @Test
+  void concurrentCopyWaitsForTheFirstDeliveryAndIsDropped() throws Exception {
+    assertThat(racingDelivery(true)).as("second delivery is a copy").isTrue();
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isEqualTo(1);
+  }
+
+  @Test
+  void concurrentCopyOfARolledBackDeliveryRuns() throws Exception {
+    assertThat(racingDelivery(false))
+        .as("second delivery is a copy, but the first never committed")
+        .isFalse();
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isEqualTo(1);
+  }
+
+  /**
+   * A first delivery records m-1 and stays open while a second delivery of m-1 runs in another
+   * thread; the first then commits or rolls back. Returns what the second delivery's seen said.
+   */
+  private boolean racingDelivery(boolean firstCommits) throws Exception {
+    ExecutorService other = Executors.newSingleThreadExecutor();
+    try (Connection connection = db.dataSource().getConnection()) {
+      connection.setAutoCommit(false);
+      assertThat(inbox.seen(DSL.using(connection, db.dialect()), "billing", "m-1")).isFalse();
+
+      Future<Boolean> second = other.submit(() -> seenInTransaction("billing", "m-1"));
+      if (firstCommits) {
+        connection.commit();
+      } else {
+        connection.rollback();
+      }
+      connection.setAutoCommit(true);
+      return second.get(30, TimeUnit.SECONDS);
+    } finally {
+      other.shutdownNow();
+    }
+  }
+
+  @Test
+  void rolledBackConsumerWorkIsNotRecorded() {
+    Throwable thrown =
+        catchThrowable(
+            () ->
+                db.dsl()
+                    .transaction(
+                        tx -> {
+                          assertThat(inbox.seen(tx.dsl(), "billing", "m-1")).isFalse();
+                          throw new IllegalStateException("handler failed");
+                        }));
+    assertThat(thrown).isInstanceOf(IllegalStateException.class);
+
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();
+    assertThat(seenInTransaction("billing", "m-1")).isFalse();
+  }
+
+  @Test
+  void runOnceRunsTheWorkForTheFirstDeliveryOnly() {
+    List<String> effects = new ArrayList<>();
+
+    assertThat(inbox.runOnce(db.dsl(), "billing", "m-1", tx -> effects.add("first"))).isTrue();
+    assertThat(inbox.runOnce(db.dsl(), "billing", "m-1", tx -> effects.add("copy"))).isFalse();
+    assertThat(inbox.runOnce(db.dsl(), "billing", "m-2", tx -> effects.add("other"))).isTrue();
+
+    assertThat(effects).containsExactly("first", "other");
+  }
+
+  @Test
+  void runOnceWhoseWorkFailsRecordsNothing() {
+    Throwable thrown =
+        catchThrowable(
+            () ->
+                inbox.runOnce(
+                    db.dsl(),
+                    "billing",
+                    "m-1",
+                    tx -> {
+                      throw new IllegalStateException("handler failed");
+                    }));
+    assertThat(thrown).isInstanceOf(IllegalStateException.class);
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();
+
+    List<String> effects = new ArrayList<>();
+    assertThat(inbox.runOnce(db.dsl(), "billing", "m-1", tx -> effects.add("retry"))).isTrue();
+    assertThat(effects).containsExactly("retry");
+  }
+
+  @Test
+  void autocommitConnectionIsRefused() throws Exception {
+    assertThatThrownBy(() -> inbox.seen(db.dsl(), "billing", "m-1"))
+        .isInstanceOf(NoTransactionException.class)
+        .hasMessageContaining("autocommit");
+    try (Connection connection = db.dataSource().getConnection()) {
+      DSLContext autocommit = DSL.using(connection, db.dialect());
+      assertThatThrownBy(() -> inbox.seen(autocommit, "billing", "m-1"))
+          .isInstanceOf(NoTransactionException.class);
+    }
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();
+  }
+
+  @Test
+  void badConsumerOrMessageIdIsRefused() {
+    for (String bad : new String[] {null, "", "x".repeat(256), "nul\0", "lone \uD800"}) {
+      db.dsl()
+          .transaction(
+              tx -> {
+                assertThatThrownBy(() -> inbox.seen(tx.dsl(), bad, "m-1"))
+                    .isInstanceOf(InvalidMessageException.class)
+                    .extracting(e -> ((InvalidMessageException) e).argument())
+                    .isEqualTo("consumer");
+                assertThatThrownBy(() -> inbox.seen(tx.dsl(), "billing", bad))
+                    .isInstanceOf(InvalidMessageException.class)
+                    .extracting(e -> ((InvalidMessageException) e).argument())
+                    .isEqualTo("messageId");
+              });
+    }
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();
+  }
+
+  private boolean seenInTransaction(String consumer, String messageId) {
+    return db.dsl().transactionResult(tx -> inbox.seen(tx.dsl(), consumer, messageId));
+  }
+}
