@@ -60,6 +60,7 @@ public final class OutboxRelay implements AutoCloseable {
   private static final int MAX_ERROR_LENGTH = 2000;
   private static final Duration MAX_ERROR_DELAY = Duration.ofSeconds(30);
   private static final Duration BACKLOG_REFRESH = Duration.ofSeconds(5);
+  private static final long SLOT_WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   static final ThreadLocal<OutboxMessage> CURRENT = new ThreadLocal<>();
 
@@ -169,7 +170,9 @@ public final class OutboxRelay implements AutoCloseable {
       int want = Math.min(batchSize, max - handled);
       BatchResult result = deliverBatch(want);
       handled += result.handled();
-      if (result.claimed() < want) {
+      // Not "less than asked": a batch holds one message per aggregate, and settling it may have
+      // made the next message of each aggregate ready. Only an empty claim means nothing is.
+      if (result.claimed() == 0) {
         break;
       }
     }
@@ -218,8 +221,10 @@ public final class OutboxRelay implements AutoCloseable {
       try {
         BatchResult result = deliverBatch(batchSize);
         errorDelay = Duration.ZERO;
-        if (result.claimed() == batchSize) {
-          continue; // a full batch: more is probably ready
+        if (result.claimed() > 0) {
+          // Claim again at once: settling this batch may have made the next message of each of
+          // its aggregates ready (a batch holds one per aggregate, so it is rarely full).
+          continue;
         }
         maintain();
         wakeup.await(pollInterval);
@@ -296,7 +301,7 @@ public final class OutboxRelay implements AutoCloseable {
       } else if (!acquireSlot(lastStart)) {
         unhandled.add(message.seq());
       } else {
-        HandlerTask task = new HandlerTask(handlers.get(message.topic()), message, slots);
+        HandlerTask task = new HandlerTask(handlers.get(message.topic()), message, slots, clock);
         inFlight.add(new InFlight(message, task, handlerThreads.submit(task)));
       }
     }
@@ -304,9 +309,8 @@ public final class OutboxRelay implements AutoCloseable {
     List<Long> sent = new ArrayList<>(inFlight.size());
     List<String> sentTopics = new ArrayList<>(inFlight.size());
     for (InFlight f : inFlight) {
-      long started = System.nanoTime();
       Throwable failure = awaitResult(f, deadline);
-      metrics.handlerDuration(f.message().topic(), Duration.ofNanos(System.nanoTime() - started));
+      metrics.handlerDuration(f.message().topic(), f.task().duration());
       if (failure == Interrupted.INSTANCE) {
         unhandled.add(f.message().seq());
       } else if (failure == null) {
@@ -334,10 +338,32 @@ public final class OutboxRelay implements AutoCloseable {
     return new BatchResult(batch.size(), batch.size() - unhandled.size());
   }
 
+  /**
+   * Waits for a handler slot until {@code lastStart}. Gives up as soon as {@link #close()} is
+   * called, and never hands out a slot after it: close stops between messages, so the message
+   * waiting here goes back with the unhandled rest instead of starting once a slot frees up.
+   */
   private boolean acquireSlot(Instant lastStart) {
     long waitMillis = Math.max(0, Duration.between(clock.instant(), lastStart).toMillis());
+    long waitNanos = TimeUnit.MILLISECONDS.toNanos(waitMillis); // saturates, never overflows
+    long waitStart = System.nanoTime();
     try {
-      return slots.tryAcquire(waitMillis, TimeUnit.MILLISECONDS);
+      while (!stopping.get()) {
+        long remaining = waitNanos - (System.nanoTime() - waitStart);
+        // In slices: a semaphore wait cannot be woken by close().
+        if (slots.tryAcquire(
+            Math.max(0, Math.min(remaining, SLOT_WAIT_SLICE_NANOS)), TimeUnit.NANOSECONDS)) {
+          if (!stopping.get()) {
+            return true;
+          }
+          slots.release();
+          return false;
+        }
+        if (remaining <= SLOT_WAIT_SLICE_NANOS) {
+          return false;
+        }
+      }
+      return false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
@@ -358,7 +384,7 @@ public final class OutboxRelay implements AutoCloseable {
     long waitNanos = Math.max(0, Duration.between(clock.instant(), deadline).toNanos());
     try {
       Throwable failure = f.result().get(waitNanos, TimeUnit.NANOSECONDS);
-      if (failure == null && clock.instant().isAfter(deadline)) {
+      if (failure == null && f.task().finishedAt().isAfter(deadline)) {
         return new LeaseOverrunException(lease);
       }
       return failure;
@@ -508,7 +534,7 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
-    /** Sleep after a cycle that found less than a full batch. Default 500 ms. */
+    /** Sleep after a claim that found nothing ready. Default 500 ms. */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
       return this;

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.relay;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class PostgresRelayLeaseAndShutdownTest extends RelayLeaseAndShutdownContract {
+  PostgresRelayLeaseAndShutdownTest() {
+    super(TestDatabase.Kind.POSTGRES);
+  }
+}

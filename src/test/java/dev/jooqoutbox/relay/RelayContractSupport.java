@@ -1,0 +1,127 @@
+package dev.jooqoutbox.relay;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What every relay contract needs: one isolated database per class, emptied before each test, a
+ * {@link MutableClock} shared by the writer and the relays, and relays that are closed after each
+ * test whatever it did.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class RelayContractSupport {
+
+  static final Instant START = Instant.parse("2026-03-01T10:00:00Z");
+
+  private final TestDatabase.Kind kind;
+  private final List<OutboxRelay> relays = new ArrayList<>();
+  TestDatabase db;
+
+  /** The test database without jOOQ's per-statement DEBUG logging (tens of thousands here). */
+  DSLContext dsl;
+
+  MutableClock clock;
+  Outbox outbox;
+  JooqOutboxRepository repository;
+
+  RelayContractSupport(TestDatabase.Kind kind) {
+    this.kind = kind;
+  }
+
+  @BeforeAll
+  void createDatabase() {
+    db = TestDatabase.migrated(kind);
+    dsl = DSL.using(db.dataSource(), db.dialect(), new Settings().withExecuteLogging(false));
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void emptyTables() {
+    db.truncate();
+    clock = new MutableClock(START);
+    outbox = Outbox.builder(dsl).clock(clock).build();
+    repository = new JooqOutboxRepository(dsl);
+  }
+
+  @AfterEach
+  void closeRelays() {
+    relays.forEach(OutboxRelay::close);
+    relays.clear();
+  }
+
+  /**
+   * A relay builder on the test database and the mutable clock, polling every 20 ms, without LISTEN
+   * (so writes of other tests on the same PostgreSQL server cannot wake it).
+   */
+  OutboxRelay.Builder relay() {
+    return relay(clock);
+  }
+
+  OutboxRelay.Builder relay(Clock relayClock) {
+    return OutboxRelay.builder(dsl)
+        .clock(relayClock)
+        .listen(false)
+        .pollInterval(Duration.ofMillis(20));
+  }
+
+  /** Registers {@code relay} to be closed after the test. */
+  OutboxRelay closeLater(OutboxRelay relay) {
+    relays.add(relay);
+    return relay;
+  }
+
+  /** Writes one message in its own committed transaction; returns its id. */
+  String write(String aggregate, String topic, Object payload) {
+    return write(outbox, aggregate, topic, payload);
+  }
+
+  String write(Outbox writer, String aggregate, String topic, Object payload) {
+    return dsl.transactionResult(tx -> writer.write(tx.dsl(), aggregate, topic, payload));
+  }
+
+  OutboxMessageRecord row(String id) {
+    return dsl.selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(id)).fetchSingle();
+  }
+
+  /** Waits for {@code latch} like a handler that ignores interrupts (it refuses to stop). */
+  static void awaitIgnoringInterrupts(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        if (latch.await(30, TimeUnit.SECONDS)) {
+          break;
+        }
+        throw new IllegalStateException("test latch never released");
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

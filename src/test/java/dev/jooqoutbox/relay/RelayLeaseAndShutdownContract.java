@@ -1,0 +1,190 @@
+package dev.jooqoutbox.relay;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.TestDatabase;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Ownership at the edges: a handler that outlives its lease loses the message to another relay and
+ * cannot settle it late; a relay closed mid-batch gives the rest of the batch back without using
+ * their attempts.
+ */
+abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
+
+  RelayLeaseAndShutdownContract(TestDatabase.Kind kind) {
+    super(kind);
+  }
+
+  @Test
+  void handlerSlowerThanTheLeaseFailsAndAnotherRelayTakesTheMessageOver() {
+    // Real time: the lease runs out while the first relay's handler hangs.
+    Clock realTime = Clock.systemUTC();
+    String id = write(Outbox.builder(dsl).build(), "order-1", "orders", Map.of("n", 1));
+    long seq = row(id).getSeq();
+
+    CountDownLatch slowEntered = new CountDownLatch(1);
+    CountDownLatch releaseSlow = new CountDownLatch(1);
+    AtomicBoolean slowReturned = new AtomicBoolean();
+    List<Integer> slowAttempts = new CopyOnWriteArrayList<>();
+    SimpleMeterRegistry slowMetrics = new SimpleMeterRegistry();
+    AtomicInteger slowClaims = new AtomicInteger();
+    OutboxRelay slow =
+        closeLater(
+            relay(realTime)
+                .lease(Duration.ofSeconds(1))
+                // Its own next claim (at once, after a non-empty batch) finds the row still leased
+                // or backing off; then it sleeps through the rest of the test.
+                .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                .pollInterval(Duration.ofSeconds(30))
+                .claimTokens(() -> "slow-" + slowClaims.incrementAndGet())
+                .meterRegistry(slowMetrics)
+                .handler(
+                    "orders",
+                    m -> {
+                      slowAttempts.add(m.attempt());
+                      slowEntered.countDown();
+                      awaitIgnoringInterrupts(releaseSlow);
+                      slowReturned.set(true);
+                    })
+                .build());
+    List<OutboxMessage> takenOver = new CopyOnWriteArrayList<>();
+    OutboxRelay second = closeLater(relay(realTime).handler("orders", takenOver::add).build());
+
+    slow.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> slowEntered.getCount() == 0);
+    second.start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(id).getSentAt() != null);
+    assertThat(slowReturned).as("the slow handler is still running").isFalse();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> counter(slowMetrics, "failed", "orders") == 1.0);
+
+    // The slow handler finally returns: its result must not settle anything.
+    OutboxMessageRecord sentBySecond = row(id);
+    releaseSlow.countDown();
+    await().atMost(Duration.ofSeconds(5)).untilTrue(slowReturned);
+    assertThat(repository.markSent("slow-1", List.of(seq), realTime.instant())).isZero();
+    assertThat(repository.retryLater("slow-1", seq, "late", realTime.instant())).isFalse();
+
+    assertThat(slowAttempts).containsExactly(1);
+    assertThat(takenOver).extracting(OutboxMessage::attempt).containsExactly(2);
+    assertThat(counter(slowMetrics, "sent", "orders")).isZero();
+    OutboxMessageRecord row = row(id);
+    assertThat(row.getSentAt()).isEqualTo(sentBySecond.getSentAt());
+    assertThat(row.getAttempts()).isEqualTo(2);
+    assertThat(row.getDeadAt()).isNull();
+    assertThat(row.getClaimToken()).isNull();
+  }
+
+  @Test
+  void handlerThatOverrunsTheLeaseOnTheClockCountsAsFailedEvenIfItReturns() {
+    String id = write("order-1", "orders", Map.of("n", 1));
+    List<Integer> attempts = new CopyOnWriteArrayList<>();
+    OutboxRelay relay =
+        closeLater(
+            relay()
+                .lease(Duration.ofSeconds(30))
+                .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                .handler(
+                    "orders",
+                    m -> {
+                      attempts.add(m.attempt());
+                      if (m.attempt() == 1) {
+                        clock.advance(Duration.ofSeconds(31)); // "took" longer than the lease
+                      }
+                    })
+                .build());
+
+    assertThat(relay.drainOnce(100)).isEqualTo(1);
+    OutboxMessageRecord failed = row(id);
+    assertThat(failed.getSentAt()).isNull();
+    assertThat(failed.getLastError()).contains("lease");
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(relay.drainOnce(100)).isEqualTo(1);
+    assertThat(attempts).containsExactly(1, 2);
+    assertThat(row(id).getSentAt()).isNotNull();
+  }
+
+  @Test
+  void closeMidBatchReleasesTheRestForAnotherRelayWithoutUsingAnAttempt() throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(write("order-" + i, "orders", Map.of("n", i)));
+    }
+    CountDownLatch firstEntered = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    List<OutboxMessage> handledByFirst = new CopyOnWriteArrayList<>();
+    OutboxRelay first =
+        closeLater(
+            relay()
+                .handlerConcurrency(1)
+                .batchSize(10)
+                .handler(
+                    "orders",
+                    m -> {
+                      handledByFirst.add(m);
+                      if (firstEntered.getCount() > 0) {
+                        firstEntered.countDown();
+                        assertThat(releaseFirst.await(10, TimeUnit.SECONDS)).isTrue();
+                      }
+                    })
+                .build());
+    first.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> firstEntered.getCount() == 0);
+
+    Thread closer = new Thread(first::close, "test-closer");
+    closer.start();
+    // close() has asked the worker to stop and now waits for it.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> closer.getState() == Thread.State.TIMED_WAITING);
+    releaseFirst.countDown();
+    closer.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(closer.isAlive()).as("close() returned").isFalse();
+
+    assertThat(handledByFirst).extracting(OutboxMessage::id).containsExactly(ids.get(0));
+    assertThat(row(ids.get(0)).getSentAt()).isNotNull();
+    for (String rest : ids.subList(1, 5)) {
+      OutboxMessageRecord row = row(rest);
+      assertThat(row.getSentAt()).isNull();
+      assertThat(row.getClaimToken()).isNull();
+      assertThat(row.getLockedUntil()).isNull();
+      assertThat(row.getAttempts()).as("the released claim gave its attempt back").isZero();
+    }
+
+    List<OutboxMessage> handledBySecond = new CopyOnWriteArrayList<>();
+    OutboxRelay second = closeLater(relay().handler("orders", handledBySecond::add).build());
+    assertThat(second.drainOnce(100)).isEqualTo(4);
+    assertThat(handledBySecond)
+        .extracting(OutboxMessage::id)
+        .containsExactlyElementsOf(ids.subList(1, 5));
+    assertThat(handledBySecond).extracting(OutboxMessage::attempt).containsOnly(1);
+    assertThat(dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull())).isZero();
+  }
+
+  static double counter(SimpleMeterRegistry registry, String result, String topic) {
+    Counter counter =
+        registry.find("outbox.relay.messages").tag("result", result).tag("topic", topic).counter();
+    return counter == null ? 0 : counter.count();
+  }
+}
