@@ -1,0 +1,64 @@
+package dev.jooqoutbox.cli;
+
+import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.repository.PurgeResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+@Command(
+    name = "purge",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Deletes old sent messages and inbox rows.",
+      "Deletes sent outbox messages and inbox rows older than a retention, in batches (each its"
+          + " own short transaction). Pending messages and dead letters are never deleted.",
+      "Keep the retention longer than the longest time a duplicate can still arrive at a"
+          + " consumer: the inbox drops a duplicate only while it remembers the message."
+    })
+final class PurgeCommand extends OutboxCommand {
+
+  @Mixin DatabaseOption database;
+
+  @Option(
+      names = "--older-than",
+      paramLabel = "AGE",
+      defaultValue = "7d",
+      converter = Durations.Converter.class,
+      description = "Retention: 30s, 15m, 12h, 7d (default: ${DEFAULT-VALUE}).")
+  Duration olderThan;
+
+  @Option(
+      names = "--batch-size",
+      paramLabel = "N",
+      defaultValue = "1000",
+      description = "Rows deleted per statement (default: ${DEFAULT-VALUE}).")
+  int batchSize;
+
+  @Override
+  int execute() {
+    if (batchSize < 1) {
+      throw new ParameterException(spec.commandLine(), "--batch-size must be at least 1");
+    }
+    try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
+      Instant cutoff = clock().instant().minus(olderThan);
+      PurgeResult purged = new JooqOutboxRepository(db.dsl()).purge(cutoff, batchSize);
+      out()
+          .println(
+              "purged "
+                  + Plural.of(purged.outboxDeleted(), "sent outbox message")
+                  + " and "
+                  + Plural.of(purged.inboxDeleted(), "inbox row")
+                  + " older than "
+                  + Durations.format(olderThan)
+                  + " (before "
+                  + cutoff.truncatedTo(ChronoUnit.SECONDS)
+                  + "); dead letters are kept");
+      return 0;
+    }
+  }
+}

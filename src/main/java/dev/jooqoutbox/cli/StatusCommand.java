@@ -1,0 +1,118 @@
+package dev.jooqoutbox.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.repository.OutboxStats;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Counts pending, leased, dead and sent messages, per topic.",
+      "Pending: not sent and not dead (includes leased and backing-off messages). Leased: held by"
+          + " a relay now. Sent-awaiting-purge: delivered, kept until `outbox purge`."
+          + " Oldest-pending-age: how long the oldest pending message has waited.",
+      "Reads every row once: meant for an operator, not for a metrics scrape."
+    })
+final class StatusCommand extends OutboxCommand {
+
+  private static final String ALL_TOPICS = "(all topics)";
+
+  @Mixin DatabaseOption database;
+
+  @Option(
+      names = "--json",
+      description = "Print JSON for scripts: totals, then per topic; ages in milliseconds.")
+  boolean json;
+
+  @Override
+  int execute() {
+    try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
+      Instant now = clock().instant();
+      Map<String, OutboxStats> byTopic = new JooqOutboxRepository(db.dsl()).statsByTopic(now);
+      // Summed here from the same read, so the total always matches the rows above it.
+      OutboxStats total = sum(byTopic);
+      if (json) {
+        printJson(db.displayUrl(), now, byTopic, total);
+      } else {
+        printText(db.displayUrl(), now, byTopic, total);
+      }
+      return 0;
+    }
+  }
+
+  private static OutboxStats sum(Map<String, OutboxStats> byTopic) {
+    long pending = 0;
+    long leased = 0;
+    long dead = 0;
+    long sent = 0;
+    Duration oldest = Duration.ZERO;
+    for (OutboxStats s : byTopic.values()) {
+      pending += s.pending();
+      leased += s.leased();
+      dead += s.dead();
+      sent += s.sentAwaitingPurge();
+      oldest = s.oldestPendingAge().compareTo(oldest) > 0 ? s.oldestPendingAge() : oldest;
+    }
+    return new OutboxStats(pending, leased, dead, sent, oldest);
+  }
+
+  private void printText(
+      String url, Instant now, Map<String, OutboxStats> byTopic, OutboxStats total) {
+    out().println("outbox in " + url + " at " + now.truncatedTo(ChronoUnit.SECONDS));
+    out().println();
+    TextTable table =
+        new TextTable(
+                "TOPIC", "PENDING", "LEASED", "DEAD", "SENT-AWAITING-PURGE", "OLDEST-PENDING-AGE")
+            .alignRight(1, 2, 3, 4);
+    byTopic.forEach((topic, s) -> addRow(table, topic, s));
+    addRow(table, ALL_TOPICS, total);
+    table.print(out());
+  }
+
+  private static void addRow(TextTable table, String topic, OutboxStats s) {
+    table.add(
+        topic,
+        s.pending(),
+        s.leased(),
+        s.dead(),
+        s.sentAwaitingPurge(),
+        s.pending() == 0 ? "-" : Durations.format(s.oldestPendingAge()));
+  }
+
+  private void printJson(
+      String url, Instant now, Map<String, OutboxStats> byTopic, OutboxStats total) {
+    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    ObjectNode root = mapper.createObjectNode();
+    root.put("database", url);
+    root.put("at", now.truncatedTo(ChronoUnit.MILLIS).toString());
+    root.set("total", toJson(mapper, total));
+    ObjectNode topics = root.putObject("topics");
+    byTopic.forEach((topic, s) -> topics.set(topic, toJson(mapper, s)));
+    try {
+      out().println(mapper.writeValueAsString(root));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a tree of numbers and strings always serializes", e);
+    }
+  }
+
+  private static ObjectNode toJson(ObjectMapper mapper, OutboxStats s) {
+    return mapper
+        .createObjectNode()
+        .put("pending", s.pending())
+        .put("leased", s.leased())
+        .put("dead", s.dead())
+        .put("sentAwaitingPurge", s.sentAwaitingPurge())
+        .put("oldestPendingAgeMillis", s.oldestPendingAge().toMillis());
+  }
+}

@@ -1,0 +1,376 @@
+package dev.jooqoutbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Every CLI command against a real database of one dialect, through picocli's execute. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class CliContract {
+
+  private static final Instant START = Instant.parse("2026-03-01T12:00:00Z");
+  private static final Duration LEASE = Duration.ofMinutes(30);
+
+  private final TestDatabase.Kind kind;
+  private final MutableClock clock = new MutableClock(START);
+  private TestDatabase db;
+  private Outbox outbox;
+  private JooqOutboxRepository repository;
+
+  CliContract(TestDatabase.Kind kind) {
+    this.kind = kind;
+  }
+
+  /** A URL of this dialect where nothing listens. */
+  abstract String unreachableUrl();
+
+  @BeforeAll
+  void setUp() {
+    db = TestDatabase.migrated(kind);
+    outbox = Outbox.builder(db.dsl()).clock(clock).build();
+    repository = new JooqOutboxRepository(db.dsl());
+  }
+
+  @AfterAll
+  void tearDown() {
+    db.close();
+  }
+
+  @BeforeEach
+  void reset() {
+    db.truncate();
+    clock.set(START);
+  }
+
+  private CliResult run(String... args) {
+    return CliResult.run(clock, args);
+  }
+
+  private String write(String aggregate, String topic, Object payload) {
+    return db.dsl().transactionResult(tx -> outbox.write(tx.dsl(), aggregate, topic, payload));
+  }
+
+  /** Claims the next ready message of {@code topic} and dead-letters it with {@code error}. */
+  private OutboxMessage deadLetterNext(String topic, String error) {
+    OutboxMessage m = claimNext(topic, "dead-" + topic);
+    assertThat(repository.deadLetter("dead-" + topic, m.seq(), error, clock.instant())).isTrue();
+    return m;
+  }
+
+  private OutboxMessage claimNext(String topic, String token) {
+    List<OutboxMessage> claimed = repository.claim(Set.of(topic), 1, LEASE, token, clock.instant());
+    assertThat(claimed).hasSize(1);
+    return claimed.get(0);
+  }
+
+  private static void assertNoStackTrace(CliResult r) {
+    assertThat(r.err()).doesNotContain("\tat ").doesNotContain("Exception");
+  }
+
+  // ---------------------------------------------------------------- migrate
+
+  @Test
+  void migrateCreatesTheTablesAndAgainIsANoOp() {
+    try (TestDatabase empty = TestDatabase.empty(kind)) {
+      CliResult first = run("migrate", "--db", empty.url());
+      assertThat(first.exitCode()).as(first.toString()).isZero();
+      assertThat(first.out()).isEqualTo("created the outbox tables in " + empty.url() + "\n");
+      assertThat(first.err()).isEmpty();
+      assertThat(OutboxSchema.isMigrated(empty.dsl())).isTrue();
+
+      CliResult again = run("migrate", "--db", empty.url());
+      assertThat(again.exitCode()).as(again.toString()).isZero();
+      assertThat(again.out())
+          .isEqualTo("the outbox tables in " + empty.url() + " are up to date\n");
+      assertThat(run("status", "--db", empty.url()).exitCode()).isZero();
+    }
+  }
+
+  @Test
+  void migrateDryRunPrintsTheSqlAndCreatesNoTable() {
+    try (TestDatabase empty = TestDatabase.empty(kind)) {
+      CliResult r = run("migrate", "--db", empty.url(), "--dry-run");
+      assertThat(r.exitCode()).as(r.toString()).isZero();
+      assertThat(r.out()).contains("CREATE TABLE outbox_message").contains("inbox_message");
+      assertThat(r.err()).isEmpty();
+      assertThat(OutboxSchema.isMigrated(empty.dsl())).isFalse();
+    }
+  }
+
+  // ---------------------------------------------------------------- status
+
+  /**
+   * order.placed: three pending (a1, a1, a2), one of them leased. payment.taken: one dead, one
+   * sent. Then two minutes pass.
+   */
+  private void writeStatusScenario() {
+    write("a1", "order.placed", Map.of("n", 1));
+    write("a1", "order.placed", Map.of("n", 2));
+    write("a2", "order.placed", Map.of("n", 3));
+    write("p1", "payment.taken", Map.of("n", 4));
+    write("p2", "payment.taken", Map.of("n", 5));
+    deadLetterNext("payment.taken", "card declined");
+    OutboxMessage sent = claimNext("payment.taken", "tok-sent");
+    assertThat(repository.markSent("tok-sent", List.of(sent.seq()), clock.instant())).isEqualTo(1);
+    claimNext("order.placed", "tok-leased");
+    clock.advance(Duration.ofMinutes(2));
+  }
+
+  @Test
+  void statusPrintsCountsPerTopicAndInTotal() {
+    writeStatusScenario();
+    CliResult r = run("status", "--db", db.url());
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out())
+        .isEqualTo(
+            "outbox in "
+                + db.url()
+                + " at 2026-03-01T12:02:00Z\n"
+                + "\n"
+                + "TOPIC          PENDING  LEASED  DEAD  SENT-AWAITING-PURGE  OLDEST-PENDING-AGE\n"
+                + "order.placed         3       1     0                    0  2m\n"
+                + "payment.taken        0       0     1                    1  -\n"
+                + "(all topics)         3       1     1                    1  2m\n");
+  }
+
+  @Test
+  void statusJsonHasTheSameNumbers() throws Exception {
+    writeStatusScenario();
+    CliResult r = run("status", "--db", db.url(), "--json");
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(json.get("database").asText()).isEqualTo(db.url());
+    assertThat(json.get("at").asText()).isEqualTo("2026-03-01T12:02:00Z");
+    JsonNode total = json.get("total");
+    assertThat(total.get("pending").asLong()).isEqualTo(3);
+    assertThat(total.get("leased").asLong()).isEqualTo(1);
+    assertThat(total.get("dead").asLong()).isEqualTo(1);
+    assertThat(total.get("sentAwaitingPurge").asLong()).isEqualTo(1);
+    assertThat(total.get("oldestPendingAgeMillis").asLong()).isEqualTo(120_000);
+    JsonNode orders = json.get("topics").get("order.placed");
+    assertThat(orders.get("pending").asLong()).isEqualTo(3);
+    assertThat(orders.get("leased").asLong()).isEqualTo(1);
+    JsonNode payments = json.get("topics").get("payment.taken");
+    assertThat(payments.get("dead").asLong()).isEqualTo(1);
+    assertThat(payments.get("sentAwaitingPurge").asLong()).isEqualTo(1);
+    assertThat(payments.get("oldestPendingAgeMillis").asLong()).isZero();
+  }
+
+  @Test
+  void statusOfAnEmptyOutboxPrintsZeros() throws Exception {
+    CliResult r = run("status", "--db", db.url(), "--json");
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(json.get("total").get("pending").asLong()).isZero();
+    assertThat(json.get("topics").size()).isZero();
+  }
+
+  // ---------------------------------------------------------------- dead-letters
+
+  @Test
+  void deadLettersShowsEverythingButThePayload() {
+    String id = write("customer-7", "order.placed", Map.of("card", "4111-secret"));
+    write("customer-8", "payment.taken", Map.of("n", 1));
+    deadLetterNext("order.placed", "ledger down\n  at Ledger.book(Ledger.java:42)");
+    clock.advance(Duration.ofHours(3));
+
+    CliResult r = run("dead-letters", "--db", db.url());
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out())
+        .contains("id          " + id + "\n")
+        .contains("topic       order.placed\n")
+        .contains("aggregate   customer-7\n")
+        .contains("attempts    1\n")
+        .contains("dead since  2026-03-01T12:00:00Z (3h ago)\n")
+        .contains("last error  ledger down\n" + "              at Ledger.book(Ledger.java:42)\n")
+        .endsWith("\n1 dead letter\n")
+        .doesNotContain("4111-secret")
+        .doesNotContain("payload");
+
+    CliResult withPayload = run("dead-letters", "--db", db.url(), "--show-payload");
+    assertThat(withPayload.exitCode()).isZero();
+    assertThat(withPayload.out()).contains("payload     ").contains("4111-secret");
+  }
+
+  @Test
+  void deadLettersFiltersByTopicAndLimits() {
+    for (int i = 0; i < 3; i++) {
+      write("o" + i, "order.placed", Map.of("n", i));
+      deadLetterNext("order.placed", "boom " + i);
+    }
+    write("p", "payment.taken", Map.of("n", 9));
+    deadLetterNext("payment.taken", "declined");
+
+    CliResult payments = run("dead-letters", "--db", db.url(), "--topic", "payment.taken");
+    assertThat(payments.exitCode()).isZero();
+    assertThat(payments.out()).contains("declined").doesNotContain("boom");
+    assertThat(payments.out()).endsWith("\n1 dead letter of topic payment.taken\n");
+
+    CliResult limited = run("dead-letters", "--db", db.url(), "--limit", "2");
+    assertThat(limited.exitCode()).isZero();
+    assertThat(limited.out()).contains("boom 0").contains("boom 1").doesNotContain("boom 2");
+    assertThat(limited.out())
+        .endsWith("showing the first 2 dead letters; there are more (raise --limit)\n");
+
+    CliResult none = run("dead-letters", "--db", db.url(), "--topic", "nothing.here");
+    assertThat(none.exitCode()).isZero();
+    assertThat(none.out()).isEqualTo("no dead letters of topic nothing.here\n");
+  }
+
+  // ---------------------------------------------------------------- requeue
+
+  @Test
+  void requeueByIdPutsTheDeadLetterBackToPending() {
+    write("a", "order.placed", Map.of("n", 1));
+    String dead = deadLetterNext("order.placed", "boom").id();
+
+    CliResult r = run("requeue", "--db", db.url(), dead);
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.out()).isEqualTo("requeued 1 dead letter\n");
+    assertThat(repository.stats(clock.instant()).dead()).isZero();
+    assertThat(repository.stats(clock.instant()).pending()).isEqualTo(1);
+    assertThat(claimNext("order.placed", "again").attempt()).isEqualTo(1);
+  }
+
+  @Test
+  void requeueOfAnIdThatIsNotDeadFailsAfterRequeuingTheOthers() {
+    write("a", "order.placed", Map.of("n", 1));
+    String dead = deadLetterNext("order.placed", "boom").id();
+    String pending = write("b", "order.placed", Map.of("n", 2));
+
+    CliResult r = run("requeue", "--db", db.url(), dead, pending, "no-such-id");
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+    assertThat(r.out()).isEqualTo("requeued 1 dead letter\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "outbox requeue: not a dead letter (unknown, pending or already sent): "
+                + pending
+                + ", no-such-id\n");
+    assertThat(repository.stats(clock.instant()).dead()).isZero();
+  }
+
+  @Test
+  void requeueByTopicAndAll() {
+    for (int i = 0; i < 3; i++) {
+      write("o" + i, "order.placed", Map.of("n", i));
+      deadLetterNext("order.placed", "boom");
+    }
+    for (int i = 0; i < 2; i++) {
+      write("p" + i, "payment.taken", Map.of("n", i));
+      deadLetterNext("payment.taken", "declined");
+    }
+
+    CliResult byTopic = run("requeue", "--db", db.url(), "--topic", "order.placed");
+    assertThat(byTopic.exitCode()).as(byTopic.toString()).isZero();
+    assertThat(byTopic.out()).isEqualTo("requeued 3 dead letters of topic order.placed\n");
+    assertThat(repository.stats(clock.instant()).dead()).isEqualTo(2);
+
+    CliResult all = run("requeue", "--db", db.url(), "--all");
+    assertThat(all.exitCode()).as(all.toString()).isZero();
+    assertThat(all.out()).isEqualTo("requeued 2 dead letters\n");
+
+    CliResult nothingLeft = run("requeue", "--db", db.url(), "--all");
+    assertThat(nothingLeft.exitCode()).isZero();
+    assertThat(nothingLeft.out()).isEqualTo("requeued 0 dead letters\n");
+    assertThat(repository.stats(clock.instant()).dead()).isZero();
+  }
+
+  // ---------------------------------------------------------------- purge
+
+  @Test
+  void purgeDeletesOldSentMessagesAndInboxRowsButKeepsDeadLetters() {
+    write("a", "order.placed", Map.of("n", 1));
+    write("b", "order.placed", Map.of("n", 2));
+    write("c", "order.placed", Map.of("n", 3));
+    write("d", "order.placed", Map.of("n", 4));
+    List<OutboxMessage> claimed =
+        repository.claim(Set.of("order.placed"), 3, LEASE, "tok", clock.instant());
+    repository.markSent("tok", claimed.stream().map(OutboxMessage::seq).toList(), clock.instant());
+    deadLetterNext("order.placed", "boom");
+    repository.recordSeen(db.dsl(), "ledger", claimed.get(0).id(), clock.instant());
+
+    clock.advance(Duration.ofDays(3));
+    CliResult young = run("purge", "--db", db.url());
+    assertThat(young.exitCode()).as(young.toString()).isZero();
+    assertThat(young.out())
+        .isEqualTo(
+            "purged 0 sent outbox messages and 0 inbox rows older than 7d"
+                + " (before 2026-02-25T12:00:00Z); dead letters are kept\n");
+
+    CliResult old = run("purge", "--db", db.url(), "--older-than", "2d", "--batch-size", "2");
+    assertThat(old.exitCode()).as(old.toString()).isZero();
+    assertThat(old.out())
+        .isEqualTo(
+            "purged 3 sent outbox messages and 1 inbox row older than 2d"
+                + " (before 2026-03-02T12:00:00Z); dead letters are kept\n");
+    assertThat(repository.stats(clock.instant()).dead()).isEqualTo(1);
+    assertThat(repository.stats(clock.instant()).sentAwaitingPurge()).isZero();
+  }
+
+  // ---------------------------------------------------------------- errors
+
+  @Test
+  void everyCommandButMigrateRefusesAnUnmigratedDatabase() {
+    try (TestDatabase empty = TestDatabase.empty(kind)) {
+      for (String[] command :
+          List.of(
+              new String[] {"status"},
+              new String[] {"status", "--json"},
+              new String[] {"dead-letters"},
+              new String[] {"requeue", "--all"},
+              new String[] {"purge"})) {
+        String[] args = new String[command.length + 2];
+        System.arraycopy(command, 0, args, 0, command.length);
+        args[command.length] = "--db";
+        args[command.length + 1] = empty.url();
+        CliResult r = run(args);
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err())
+            .isEqualTo(
+                "outbox "
+                    + command[0]
+                    + ": the outbox tables are missing in "
+                    + empty.url()
+                    + ": run `outbox migrate --db '"
+                    + empty.url()
+                    + "'` first\n");
+      }
+    }
+  }
+
+  @Test
+  void anUnreachableDatabaseIsOneLineOnStderr() {
+    for (String command : List.of("migrate", "status", "dead-letters", "purge")) {
+      CliResult r = run(command, "--db", unreachableUrl());
+      assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+      assertThat(r.out()).isEmpty();
+      assertThat(r.err())
+          .startsWith("outbox " + command + ": cannot connect to " + unreachableUrl() + ": ");
+      assertThat(r.err().lines()).hasSize(1);
+      assertNoStackTrace(r);
+    }
+    CliResult requeue = run("requeue", "--db", unreachableUrl(), "some-id");
+    assertThat(requeue.exitCode()).isEqualTo(1);
+    assertThat(requeue.err()).contains("cannot connect to");
+  }
+}
