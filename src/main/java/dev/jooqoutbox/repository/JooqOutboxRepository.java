@@ -26,6 +26,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -38,7 +40,9 @@ import org.jooq.Record2;
 import org.jooq.Select;
 import org.jooq.SelectField;
 import org.jooq.SelectForUpdateStep;
+import org.jooq.exception.DataAccessException;
 import org.jooq.exception.IntegrityConstraintViolationException;
+import org.jooq.exception.SQLStateClass;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -192,92 +196,113 @@ public final class JooqOutboxRepository {
     // not fill the batch, the heads of other aggregates found by a skip scan (see headCandidates).
     // The second pass sees the first pass's rows as leased, so nothing is claimed twice.
     List<? extends Record> rows =
-        switch (dialect.claimStyle) {
-          case UPDATE_RETURNING_SKIP_LOCKED -> {
-            List<Record> claimed = new ArrayList<>();
-            claimed.addAll(
-                leaseReturning(dsl, claimCandidates(topics, limit, now), claimToken, lockedUntil));
-            if (claimed.size() < limit) {
-              List<Long> heads = dsl.fetchValues(headSeqs(limit));
-              if (!heads.isEmpty()) {
-                claimed.addAll(
-                    leaseReturning(
-                        dsl,
-                        readyAmong(heads, topics, limit - claimed.size(), now),
-                        claimToken,
-                        lockedUntil));
-              }
-            }
-            yield claimed;
-          }
-          case SELECT_SKIP_LOCKED_THEN_UPDATE ->
-              dsl.transactionResult(
-                  tx -> {
-                    // Read committed: no gap locks that would block concurrent writers' inserts.
-                    tx.dsl()
-                        .connection(
-                            c -> c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED));
-                    List<Long> seqs =
-                        new ArrayList<>(
-                            tx.dsl()
-                                .fetchValues(
-                                    claimCandidates(topics, limit, now).forUpdate().skipLocked()));
-                    if (!seqs.isEmpty()) {
-                      takeLease(tx.dsl(), OUTBOX_MESSAGE.SEQ.in(seqs), claimToken, lockedUntil)
-                          .execute();
-                    }
-                    List<Long> heads =
-                        seqs.size() < limit ? tx.dsl().fetchValues(headSeqs(limit)) : List.of();
-                    if (!heads.isEmpty()) {
-                      List<Long> more =
-                          tx.dsl()
-                              .fetchValues(
-                                  readyAmong(heads, topics, limit - seqs.size(), now)
-                                      .forUpdate()
-                                      .skipLocked());
-                      if (!more.isEmpty()) {
-                        takeLease(tx.dsl(), OUTBOX_MESSAGE.SEQ.in(more), claimToken, lockedUntil)
-                            .execute();
-                        seqs.addAll(more);
-                      }
-                    }
-                    if (seqs.isEmpty()) {
-                      return List.<Record>of();
-                    }
-                    return tx.dsl()
-                        .select(MESSAGE_FIELDS)
-                        .from(OUTBOX_MESSAGE)
-                        .where(OUTBOX_MESSAGE.SEQ.in(seqs))
-                        .fetch();
-                  });
-          case IMMEDIATE_TRANSACTION_UPDATE_RETURNING ->
-              inImmediateTransaction(
-                  tx -> {
+        retryingDeadlocks(
+            () ->
+                switch (dialect.claimStyle) {
+                  case UPDATE_RETURNING_SKIP_LOCKED -> {
                     List<Record> claimed = new ArrayList<>();
                     claimed.addAll(
-                        takeLease(
-                                tx,
-                                OUTBOX_MESSAGE.SEQ.in(claimCandidates(topics, limit, now)),
+                        leaseReturning(
+                            dsl, claimCandidates(topics, limit, now), claimToken, lockedUntil));
+                    if (claimed.size() < limit) {
+                      List<Long> heads = dsl.fetchValues(headSeqs(limit));
+                      if (!heads.isEmpty()) {
+                        claimed.addAll(
+                            leaseReturning(
+                                dsl,
+                                readyAmong(heads, topics, limit - claimed.size(), now),
                                 claimToken,
-                                lockedUntil)
-                            .returning(MESSAGE_FIELDS)
-                            .fetch());
-                    List<Long> heads =
-                        claimed.size() < limit ? tx.fetchValues(headSeqs(limit)) : List.of();
-                    if (!heads.isEmpty()) {
-                      claimed.addAll(
-                          takeLease(
-                                  tx,
-                                  OUTBOX_MESSAGE.SEQ.in(
-                                      readyAmong(heads, topics, limit - claimed.size(), now)),
-                                  claimToken,
-                                  lockedUntil)
-                              .returning(MESSAGE_FIELDS)
-                              .fetch());
+                                lockedUntil));
+                      }
                     }
-                    return claimed;
-                  });
-        };
+                    yield claimed;
+                  }
+                  case SELECT_SKIP_LOCKED_THEN_UPDATE ->
+                      dsl.transactionResult(
+                          tx -> {
+                            // Read committed: no gap locks that would block concurrent writers'
+                            // inserts.
+                            tx.dsl()
+                                .connection(
+                                    c ->
+                                        c.setTransactionIsolation(
+                                            Connection.TRANSACTION_READ_COMMITTED));
+                            List<Long> seqs =
+                                new ArrayList<>(
+                                    tx.dsl()
+                                        .fetchValues(
+                                            claimCandidates(topics, limit, now)
+                                                .forUpdate()
+                                                .skipLocked()));
+                            if (!seqs.isEmpty()) {
+                              takeLease(
+                                      tx.dsl(),
+                                      OUTBOX_MESSAGE.SEQ.in(seqs),
+                                      claimToken,
+                                      lockedUntil)
+                                  .execute();
+                            }
+                            List<Long> heads =
+                                seqs.size() < limit
+                                    ? tx.dsl().fetchValues(headSeqs(limit))
+                                    : List.of();
+                            if (!heads.isEmpty()) {
+                              List<Long> more =
+                                  tx.dsl()
+                                      .fetchValues(
+                                          readyAmong(heads, topics, limit - seqs.size(), now)
+                                              .forUpdate()
+                                              .skipLocked());
+                              if (!more.isEmpty()) {
+                                takeLease(
+                                        tx.dsl(),
+                                        OUTBOX_MESSAGE.SEQ.in(more),
+                                        claimToken,
+                                        lockedUntil)
+                                    .execute();
+                                seqs.addAll(more);
+                              }
+                            }
+                            if (seqs.isEmpty()) {
+                              return List.<Record>of();
+                            }
+                            return tx.dsl()
+                                .select(MESSAGE_FIELDS)
+                                .from(OUTBOX_MESSAGE)
+                                .where(OUTBOX_MESSAGE.SEQ.in(seqs))
+                                .fetch();
+                          });
+                  case IMMEDIATE_TRANSACTION_UPDATE_RETURNING ->
+                      inImmediateTransaction(
+                          tx -> {
+                            List<Record> claimed = new ArrayList<>();
+                            claimed.addAll(
+                                takeLease(
+                                        tx,
+                                        OUTBOX_MESSAGE.SEQ.in(claimCandidates(topics, limit, now)),
+                                        claimToken,
+                                        lockedUntil)
+                                    .returning(MESSAGE_FIELDS)
+                                    .fetch());
+                            List<Long> heads =
+                                claimed.size() < limit
+                                    ? tx.fetchValues(headSeqs(limit))
+                                    : List.of();
+                            if (!heads.isEmpty()) {
+                              claimed.addAll(
+                                  takeLease(
+                                          tx,
+                                          OUTBOX_MESSAGE.SEQ.in(
+                                              readyAmong(
+                                                  heads, topics, limit - claimed.size(), now)),
+                                          claimToken,
+                                          lockedUntil)
+                                      .returning(MESSAGE_FIELDS)
+                                      .fetch());
+                            }
+                            return claimed;
+                          });
+                });
     List<OutboxMessage> messages = new ArrayList<>(rows.size());
     for (Record r : rows) {
       try {
@@ -495,14 +520,15 @@ public final class JooqOutboxRepository {
     if (seqs.isEmpty()) {
       return 0;
     }
-    return dsl.update(OUTBOX_MESSAGE)
-        .set(OUTBOX_MESSAGE.SENT_AT, now)
-        .set(OUTBOX_MESSAGE.CLAIM_TOKEN, (String) null)
-        .set(OUTBOX_MESSAGE.LOCKED_UNTIL, (Instant) null)
-        .set(OUTBOX_MESSAGE.LAST_ERROR, (String) null)
-        .where(OUTBOX_MESSAGE.SEQ.in(seqs))
-        .and(ownedBy(claimToken))
-        .execute();
+    var update =
+        dsl.update(OUTBOX_MESSAGE)
+            .set(OUTBOX_MESSAGE.SENT_AT, now)
+            .set(OUTBOX_MESSAGE.CLAIM_TOKEN, (String) null)
+            .set(OUTBOX_MESSAGE.LOCKED_UNTIL, (Instant) null)
+            .set(OUTBOX_MESSAGE.LAST_ERROR, (String) null)
+            .where(OUTBOX_MESSAGE.SEQ.in(seqs))
+            .and(ownedBy(claimToken));
+    return retryingDeadlocks(update::execute);
   }
 
   /**
@@ -557,7 +583,8 @@ public final class JooqOutboxRepository {
 
   private boolean settleOne(
       String claimToken, long seq, org.jooq.UpdateSetMoreStep<OutboxMessageRecord> update) {
-    int rows = update.where(OUTBOX_MESSAGE.SEQ.eq(seq)).and(ownedBy(claimToken)).execute();
+    var settle = update.where(OUTBOX_MESSAGE.SEQ.eq(seq)).and(ownedBy(claimToken));
+    int rows = retryingDeadlocks(settle::execute);
     if (rows > 1) {
       throw new IllegalStateException("settled " + rows + " rows for seq " + seq);
     }
@@ -574,13 +601,42 @@ public final class JooqOutboxRepository {
     if (seqs.isEmpty()) {
       return 0;
     }
-    return dsl.update(OUTBOX_MESSAGE)
-        .set(OUTBOX_MESSAGE.CLAIM_TOKEN, (String) null)
-        .set(OUTBOX_MESSAGE.LOCKED_UNTIL, (Instant) null)
-        .set(OUTBOX_MESSAGE.ATTEMPTS, OUTBOX_MESSAGE.ATTEMPTS.minus(1))
-        .where(OUTBOX_MESSAGE.SEQ.in(seqs))
-        .and(ownedBy(claimToken))
-        .execute();
+    var update =
+        dsl.update(OUTBOX_MESSAGE)
+            .set(OUTBOX_MESSAGE.CLAIM_TOKEN, (String) null)
+            .set(OUTBOX_MESSAGE.LOCKED_UNTIL, (Instant) null)
+            .set(OUTBOX_MESSAGE.ATTEMPTS, OUTBOX_MESSAGE.ATTEMPTS.minus(1))
+            .where(OUTBOX_MESSAGE.SEQ.in(seqs))
+            .and(ownedBy(claimToken));
+    return retryingDeadlocks(update::execute);
+  }
+
+  private static final int DEADLOCK_RETRIES = 5;
+
+  /**
+   * Runs one claim or settle again when the database chose it as a deadlock victim (SQLSTATE class
+   * 40). MariaDB picks victims among concurrent claims and settles of neighbouring rows even with
+   * SKIP LOCKED; the victim's work was rolled back whole, and every statement here is a
+   * compare-and-swap on the claim token, so running it again is safe.
+   */
+  private static <T> T retryingDeadlocks(Supplier<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return work.get();
+      } catch (DataAccessException e) {
+        if (e.sqlStateClass() != SQLStateClass.C40_TRANSACTION_ROLLBACK
+            || attempt >= DEADLOCK_RETRIES) {
+          throw e;
+        }
+        log.debug("outbox statement was a deadlock victim; retrying (attempt {})", attempt, e);
+        try {
+          Thread.sleep(ThreadLocalRandom.current().nextLong(1, 10L * attempt));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
   }
 
   private static Condition ownedBy(String claimToken) {
