@@ -1,0 +1,9 @@
+package dev.jooqoutbox.faults;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class MariaDbInjectionTest extends InjectionContract {
+  MariaDbInjectionTest() {
+    super(TestDatabase.Kind.MARIADB);
+  }
+}

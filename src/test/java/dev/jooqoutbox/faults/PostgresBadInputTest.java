@@ -1,0 +1,9 @@
+package dev.jooqoutbox.faults;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class PostgresBadInputTest extends BadInputContract {
+  PostgresBadInputTest() {
+    super(TestDatabase.Kind.POSTGRES);
+  }
+}

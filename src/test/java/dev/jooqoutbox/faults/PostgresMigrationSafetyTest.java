@@ -1,0 +1,225 @@
+package dev.jooqoutbox.faults;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.jooq.impl.DSL.count;
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.table;
+
+import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.Scope;
+import liquibase.database.Database;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
+import liquibase.ui.LoggerUIService;
+import org.jooq.DSLContext;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Liquibase migration under the conditions CI and deployments create: two processes running the
+ * update at the same moment on a fresh schema, and an upgrade from an older changeset set while
+ * messages wait in the outbox.
+ */
+class PostgresMigrationSafetyTest {
+
+  private static final List<String> CHANGESETS =
+      List.of(
+          "001-outbox-message-postgresql",
+          "002-inbox-message-postgresql",
+          "003-outbox-message-indexes-postgresql");
+
+  private static final Set<String> INDEXES =
+      Set.of(
+          "pk_outbox_message",
+          "uk_outbox_message_id",
+          "pk_inbox_message",
+          "ix_inbox_message_seen_at",
+          "ix_outbox_message_pending",
+          "ix_outbox_message_aggregate_pending",
+          "ix_outbox_message_sent_at",
+          "ix_outbox_message_dead");
+
+  @BeforeAll
+  static void quietLogs() {
+    Faults.quietLogs();
+  }
+
+  @Test
+  void twoProcessesMigratingAtOnceBothSucceedAndApplyEachChangesetOnce() throws Exception {
+    Path dir = Files.createTempDirectory("fault-migrate-");
+    for (int round = 0; round < 2; round++) {
+      try (TestDatabase db = TestDatabase.empty(TestDatabase.Kind.POSTGRES)) {
+        Path go = dir.resolve("go-" + round);
+        ChildJvm first =
+            ChildJvm.start(
+                MigrateProcessMain.class, dir.resolve(round + "-a.log"), db.url(), go.toString());
+        ChildJvm second =
+            ChildJvm.start(
+                MigrateProcessMain.class, dir.resolve(round + "-b.log"), db.url(), go.toString());
+        await("both migrators ready")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> first.printed("WAITING") && second.printed("WAITING"));
+        Files.createFile(go);
+
+        assertThat(first.waitFor(60)).as("exit of the first:\n%s", first.tail(30)).isZero();
+        assertThat(second.waitFor(60)).as("exit of the second:\n%s", second.tail(30)).isZero();
+        assertThat(first.output()).contains("MIGRATED");
+        assertThat(second.output()).contains("MIGRATED");
+
+        DSLContext dsl = db.dsl();
+        var applied =
+            dsl.select(field(name("id"), String.class), count())
+                .from(table(name("databasechangelog")))
+                .groupBy(field(name("id")))
+                .fetch();
+        assertThat(applied.getValues(0, String.class))
+            .as("changesets applied")
+            .containsExactlyInAnyOrderElementsOf(CHANGESETS);
+        assertThat(applied.getValues(1, Integer.class)).as("times applied").containsOnly(1);
+        assertThat(dsl.fetchValue("select count(*) from databasechangeloglock where locked"))
+            .as("Liquibase lock released")
+            .isEqualTo(0L);
+        assertSchemaWorks(db);
+      }
+    }
+    ChildJvm.deleteLogs(dir); // kept only when the test fails
+  }
+
+  @Test
+  void upgradeFromTheFirstChangesetsKeepsWaitingMessagesDeliverable() throws Exception {
+    try (TestDatabase db = TestDatabase.empty(TestDatabase.Kind.POSTGRES)) {
+      DSLContext dsl = db.dsl();
+      // The first released set: the outbox and inbox tables, without the indexes of 003.
+      updateCount(db, 2);
+      assertThat(appliedChangesets(dsl)).containsExactly(CHANGESETS.get(0), CHANGESETS.get(1));
+      assertThat(indexes(dsl)).doesNotContain("ix_outbox_message_pending");
+
+      Outbox outbox = Outbox.create(dsl);
+      for (int n = 0; n < 30; n++) {
+        int k = n;
+        dsl.transaction(
+            tx -> outbox.write(tx.dsl(), "agg-" + (k % 3), "upgrade.topic", Map.of("n", k)));
+      }
+      // Some sent, one dead, the rest pending, as an upgrade finds them.
+      JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
+      var claimed =
+          repository.claim(Set.of("upgrade.topic"), 3, Duration.ofMinutes(1), "old", Instant.now());
+      assertThat(claimed).hasSize(3);
+      repository.markSent(
+          "old", List.of(claimed.get(0).seq(), claimed.get(1).seq()), Instant.now());
+      repository.deadLetter("old", claimed.get(2).seq(), "before the upgrade", Instant.now());
+      var before = dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
+
+      OutboxSchema.migrate(db.dataSource()); // the rest
+
+      assertThat(appliedChangesets(dsl)).containsExactlyElementsOf(CHANGESETS);
+      assertThat(indexes(dsl)).containsAll(INDEXES);
+      assertThat(dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
+          .as("rows survive the upgrade unchanged")
+          .isEqualTo(before);
+
+      // The waiting messages are delivered, in order per aggregate; the dead letter waits.
+      Faults.createLedgerTables(dsl);
+      Inbox inbox = new Inbox();
+      try (OutboxRelay relay =
+          OutboxRelay.builder(dsl)
+              .handler("upgrade.topic", m -> Faults.book(dsl, inbox, m, "upgraded"))
+              .listen(false)
+              .build()) {
+        int delivered = 0;
+        for (int round = 0; round < 20; round++) {
+          delivered += relay.drainOnce(100); // a round takes the head of each aggregate
+        }
+        assertThat(delivered).isEqualTo(27);
+      }
+      var bookings =
+          dsl.select(Faults.AGGREGATE, Faults.SEQ)
+              .from(Faults.BOOKING)
+              .orderBy(Faults.BOOKING_NO)
+              .fetch();
+      assertThat(bookings).hasSize(27);
+      for (String aggregate : List.of("agg-0", "agg-1", "agg-2")) {
+        List<Long> seqs =
+            bookings.stream()
+                .filter(r -> r.value1().equals(aggregate))
+                .map(r -> r.value2())
+                .toList();
+        assertThat(seqs).as("bookings of %s", aggregate).isSorted();
+      }
+      assertThat(dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.DEAD_AT.isNotNull())).isEqualTo(1);
+    }
+  }
+
+  /** Writes, claims and settles through the migrated schema: its columns and keys are usable. */
+  private static void assertSchemaWorks(TestDatabase db) {
+    DSLContext dsl = db.dsl();
+    assertThat(OutboxSchema.isMigrated(dsl)).isTrue();
+    assertThat(indexes(dsl)).containsAll(INDEXES);
+    Outbox outbox = Outbox.create(dsl);
+    String id = dsl.transactionResult(tx -> outbox.write(tx.dsl(), "a", "migrated", "{\"ok\":1}"));
+    JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
+    var claimed =
+        repository.claim(Set.of("migrated"), 10, Duration.ofSeconds(5), "token", Instant.now());
+    assertThat(claimed).extracting(m -> m.id()).containsExactly(id);
+    assertThat(repository.markSent("token", List.of(claimed.get(0).seq()), Instant.now()))
+        .isEqualTo(1);
+    boolean seen = dsl.transactionResult(tx -> new Inbox().seen(tx.dsl(), "c", id));
+    assertThat(seen).isFalse();
+  }
+
+  /** Liquibase's update with a count: applies only the next {@code count} changesets. */
+  private static void updateCount(TestDatabase db, int count) throws Exception {
+    try (Connection connection = db.dataSource().getConnection()) {
+      Database database =
+          DatabaseFactory.getInstance()
+              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+      var accessor = new ClassLoaderResourceAccessor(OutboxSchema.class.getClassLoader());
+      Scope.child(
+          Map.of(
+              Scope.Attr.resourceAccessor.name(),
+              accessor,
+              Scope.Attr.ui.name(),
+              new LoggerUIService()),
+          () -> {
+            @SuppressWarnings("deprecation")
+            Liquibase liquibase = new Liquibase(OutboxSchema.CHANGELOG, accessor, database);
+            liquibase.update(count, new Contexts(), new LabelExpression());
+          });
+    }
+  }
+
+  private static List<String> appliedChangesets(DSLContext dsl) {
+    return dsl.select(field(name("id"), String.class))
+        .from(table(name("databasechangelog")))
+        .orderBy(field(name("orderexecuted")))
+        .fetch(field(name("id"), String.class));
+  }
+
+  private static List<String> indexes(DSLContext dsl) {
+    return dsl
+        .fetchValues("select indexname from pg_indexes where schemaname = current_schema()")
+        .stream()
+        .map(String::valueOf)
+        .toList();
+  }
+}

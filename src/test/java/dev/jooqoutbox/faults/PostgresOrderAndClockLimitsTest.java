@@ -1,0 +1,179 @@
+package dev.jooqoutbox.faults;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The limits of the per-aggregate order and of the lease, shown rather than promised: what breaks
+ * the order (a dead letter requeued after newer messages went out, a row edited by hand, two
+ * transactions writing one aggregate at once) and which clock decides a lease. docs/guarantees.md
+ * states each of these and links here.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PostgresOrderAndClockLimitsTest {
+
+  private static final Set<String> TOPICS = Set.of("limits");
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private static final Instant T = Instant.parse("2026-06-01T12:00:00Z");
+
+  private TestDatabase db;
+  private DSLContext dsl;
+  private JooqOutboxRepository repository;
+  private Outbox outbox;
+
+  @BeforeAll
+  void createDatabase() {
+    Faults.quietLogs();
+    db = TestDatabase.migrated(TestDatabase.Kind.POSTGRES);
+    dsl = db.dsl();
+    repository = new JooqOutboxRepository(dsl);
+    outbox = Outbox.builder(dsl).clock(java.time.Clock.fixed(T, java.time.ZoneOffset.UTC)).build();
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void emptyTables() {
+    db.truncate();
+  }
+
+  @Test
+  void requeuedOldDeadLetterIsDeliveredAfterNewerMessagesOfItsAggregate() {
+    String first = write("a", 1);
+    String second = write("a", 2);
+    List<OutboxMessage> claimed = claim("relay", T);
+    assertThat(ids(claimed)).containsExactly(first);
+    repository.deadLetter("relay", claimed.get(0).seq(), "gave up", T);
+    // The dead letter no longer holds its aggregate back: the newer message goes out.
+    assertThat(ids(deliver(T))).containsExactly(second);
+
+    // An operator requeues the old one: it is delivered now, after the newer one.
+    assertThat(repository.requeue(first, T)).isTrue();
+    assertThat(ids(deliver(T))).containsExactly(first);
+  }
+
+  @Test
+  void rowEditedByHandIsDeliveredAgainOutOfOrder() {
+    String first = write("a", 1);
+    String second = write("a", 2);
+    assertThat(ids(deliver(T))).containsExactly(first);
+    assertThat(ids(deliver(T))).containsExactly(second);
+
+    // "Resend the first one": a hand-written UPDATE clears sent_at.
+    dsl.update(OUTBOX_MESSAGE)
+        .setNull(OUTBOX_MESSAGE.SENT_AT)
+        .where(OUTBOX_MESSAGE.ID.eq(first))
+        .execute();
+    assertThat(ids(deliver(T))).as("delivered again, after the newer one").containsExactly(first);
+  }
+
+  @Test
+  void twoTransactionsWritingOneAggregateAtOnceAreDeliveredInCommitOrderNotSeqOrder()
+      throws Exception {
+    // seq is taken at insert; a later insert that commits first is delivered first.
+    try (Connection slow = db.dataSource().getConnection()) {
+      slow.setAutoCommit(false);
+      DSLContext slowTx = DSL.using(slow, db.dialect());
+      String older = outbox.write(slowTx, "a", "limits", Map.of("n", 1)); // lower seq, uncommitted
+      String newer = write("a", 2); // higher seq, committed
+      long olderSeq =
+          slowTx
+              .select(OUTBOX_MESSAGE.SEQ)
+              .from(OUTBOX_MESSAGE)
+              .where(OUTBOX_MESSAGE.ID.eq(older))
+              .fetchSingle(OUTBOX_MESSAGE.SEQ);
+      assertThat(olderSeq).isLessThan(seqOf(newer));
+
+      assertThat(ids(deliver(T)))
+          .as("the uncommitted older one is invisible")
+          .containsExactly(newer);
+      slow.commit();
+      assertThat(ids(deliver(T))).containsExactly(older);
+    }
+  }
+
+  @Test
+  void theClaimingRelaysClockDecidesWhenAnotherRelaysLeaseHasRunOut() {
+    String id = write("a", 1);
+    // Relay A claims at its time T: the lease runs until T + 30 s, written by A's clock.
+    assertThat(ids(claim("relay-a", T))).containsExactly(id);
+
+    // Relay B's clock runs 29 s ahead: by its clock the lease has 1 s left, nothing to claim.
+    Duration skew = LEASE.minusSeconds(1);
+    assertThat(claim("relay-b", T.plus(skew))).isEmpty();
+
+    // Once B's clock passes T + 30 s (A's clock says T + 1 s: A is barely one second into its
+    // lease), B takes the message over. A can no longer settle it; it is delivered twice.
+    Instant bNow = T.plus(LEASE);
+    assertThat(ids(claim("relay-b", bNow))).containsExactly(id);
+    long seq = seqOf(id);
+    assertThat(repository.markSent("relay-a", List.of(seq), T.plusSeconds(1))).isZero();
+    assertThat(repository.markSent("relay-b", List.of(seq), bNow)).isEqualTo(1);
+
+    // The copy is harmless to a consumer that records the id with the inbox.
+    Inbox inbox = new Inbox();
+    boolean firstSeen = dsl.transactionResult(tx -> inbox.seen(tx.dsl(), "consumer", id));
+    boolean secondSeen = dsl.transactionResult(tx -> inbox.seen(tx.dsl(), "consumer", id));
+    assertThat(firstSeen).isFalse();
+    assertThat(secondSeen).isTrue();
+  }
+
+  @Test
+  void delayedMessageBecomesDueByTheClaimingRelaysClock() {
+    String id =
+        dsl.transactionResult(
+            tx -> outbox.message("a", "limits", "{}").delay(Duration.ofMinutes(5)).write(tx.dsl()));
+    // A relay whose clock is 5 minutes ahead of the writer's delivers it at once.
+    assertThat(claim("early", T.plus(Duration.ofMinutes(5)).minusMillis(1))).isEmpty();
+    assertThat(ids(claim("early", T.plus(Duration.ofMinutes(5))))).containsExactly(id);
+  }
+
+  private String write(String aggregate, int n) {
+    return dsl.transactionResult(tx -> outbox.write(tx.dsl(), aggregate, "limits", Map.of("n", n)));
+  }
+
+  private List<OutboxMessage> claim(String token, Instant now) {
+    return repository.claim(TOPICS, 10, LEASE, token, now);
+  }
+
+  /** Claims and marks sent what is ready at {@code now}, as one relay cycle does. */
+  private List<OutboxMessage> deliver(Instant now) {
+    String token = "cycle-" + System.nanoTime();
+    List<OutboxMessage> batch = repository.claim(TOPICS, 10, LEASE, token, now);
+    repository.markSent(token, batch.stream().map(OutboxMessage::seq).toList(), now);
+    return batch;
+  }
+
+  private long seqOf(String id) {
+    return dsl.select(OUTBOX_MESSAGE.SEQ)
+        .from(OUTBOX_MESSAGE)
+        .where(OUTBOX_MESSAGE.ID.eq(id))
+        .fetchSingle(OUTBOX_MESSAGE.SEQ);
+  }
+
+  private static List<String> ids(List<OutboxMessage> messages) {
+    return messages.stream().map(OutboxMessage::id).toList();
+  }
+}

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.faults;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class SqliteInjectionTest extends InjectionContract {
+  SqliteInjectionTest() {
+    super(TestDatabase.Kind.SQLITE);
+  }
+}
