@@ -280,7 +280,17 @@ public final class OutboxRelay implements AutoCloseable {
     Instant claimedAt = clock.instant();
     long claimStart = System.nanoTime();
     List<OutboxMessage> batch = repository.claim(topics, limit, lease, token, claimedAt);
-    metrics.claimDuration(Duration.ofNanos(System.nanoTime() - claimStart));
+    Duration claimTook = Duration.ofNanos(System.nanoTime() - claimStart);
+    metrics.claimDuration(claimTook);
+    if (claimTook.compareTo(lease.dividedBy(4)) > 0 && !batch.isEmpty()) {
+      // No handler starts after half the lease; a claim this slow leaves little of it, and one
+      // slower than half the lease releases its whole batch every cycle without progress.
+      log.warn(
+          "outbox claim took {} ms of a {} ms lease; the database is struggling or the lease is too"
+              + " short",
+          claimTook.toMillis(),
+          lease.toMillis());
+    }
     if (batch.isEmpty()) {
       return new BatchResult(0, 0);
     }
