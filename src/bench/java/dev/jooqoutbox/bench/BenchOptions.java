@@ -1,0 +1,205 @@
+package dev.jooqoutbox.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** The command line of {@link BenchMain}; see {@link #USAGE}. */
+record BenchOptions(
+    List<String> dbs,
+    int size,
+    int reps,
+    int gridReps,
+    Path out,
+    boolean smoke,
+    Set<String> groups,
+    double writeSeconds,
+    double drainSeconds,
+    List<Integer> sentRows,
+    int pending,
+    double latencySeconds,
+    int rate,
+    int gruelboxSize,
+    int memorySize) {
+
+  static final List<String> ALL_GROUPS =
+      List.of("write", "notify", "drain", "claim", "latency", "gruelbox", "memory");
+
+  static final String USAGE =
+      """
+      usage: BenchMain --db URL [--db URL ...] [options]
+        --db URL              jdbc:postgresql://..., jdbc:mariadb://..., or jdbc:sqlite: (a temp file);
+                              each run uses its own schema / database / file and drops it at the end
+        --size N              drain backlog, messages (default 100000)
+        --reps N              repetitions of every figure (default 3)
+        --grid-reps N         repetitions of the drain grid outside its headline row
+                              (1000 aggregates, batch 100, which gets --reps; default 1)
+        --out DIR             results.json, results.md, chart.svg, plans/ (default docs/bench)
+        --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory
+        --write-seconds S     measuring window of one write variant (default 5)
+        --drain-seconds S     time box of one drain run (default 8)
+        --sent a,b,c          sent rows awaiting purge for the claim figure (default 0,100000,1000000)
+        --pending N           pending rows for the claim figure (default 10000)
+        --latency-seconds S   steady-rate window of the latency figure (default 10)
+        --rate R              messages per second of the latency figure (default 1000)
+        --gruelbox-size N     backlog of the drain comparison with gruelbox (default 30000)
+        --memory-size N       backlog the -Xmx128m child drains (default 1000000)
+        --smoke               tiny sizes and windows: checks that every figure runs, in seconds
+      """;
+
+  static BenchOptions parse(String[] args) {
+    List<String> dbs = new ArrayList<>();
+    int size = 100_000;
+    int reps = 3;
+    int gridReps = 1;
+    Path out = Path.of("docs/bench");
+    boolean smoke = false;
+    Set<String> groups = new LinkedHashSet<>(ALL_GROUPS);
+    double writeSeconds = 5;
+    double drainSeconds = 8;
+    List<Integer> sent = List.of(0, 100_000, 1_000_000);
+    int pending = 10_000;
+    double latencySeconds = 10;
+    int rate = 1000;
+    int gruelboxSize = 30_000;
+    int memorySize = 1_000_000;
+    Set<String> explicit = new LinkedHashSet<>();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (a.isBlank()) {
+        continue;
+      }
+      if (a.equals("--smoke")) {
+        smoke = true;
+        continue;
+      }
+      if (a.equals("--help") || a.equals("-h")) {
+        throw new IllegalArgumentException("");
+      }
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException(a + " needs a value");
+      }
+      String v = args[++i];
+      explicit.add(a);
+      switch (a) {
+        case "--db" -> dbs.add(v);
+        case "--size" -> size = positive(a, v);
+        case "--reps" -> reps = positive(a, v);
+        case "--grid-reps" -> gridReps = positive(a, v);
+        case "--out" -> out = Path.of(v);
+        case "--only" -> {
+          groups = new LinkedHashSet<>();
+          for (String g : v.split(",")) {
+            if (!ALL_GROUPS.contains(g.trim())) {
+              throw new IllegalArgumentException("--only: unknown group " + g);
+            }
+            groups.add(g.trim());
+          }
+        }
+        case "--write-seconds" -> writeSeconds = seconds(a, v);
+        case "--drain-seconds" -> drainSeconds = seconds(a, v);
+        case "--sent" -> {
+          List<Integer> list = new ArrayList<>();
+          for (String s : v.split(",")) {
+            list.add(nonNegative(a, s.trim()));
+          }
+          sent = List.copyOf(list);
+        }
+        case "--pending" -> pending = positive(a, v);
+        case "--latency-seconds" -> latencySeconds = seconds(a, v);
+        case "--rate" -> rate = positive(a, v);
+        case "--gruelbox-size" -> gruelboxSize = positive(a, v);
+        case "--memory-size" -> memorySize = positive(a, v);
+        default -> throw new IllegalArgumentException("unknown option " + a);
+      }
+    }
+    if (dbs.isEmpty()) {
+      throw new IllegalArgumentException("give at least one --db URL");
+    }
+    if (smoke) {
+      // Tiny defaults; anything given explicitly still wins.
+      size = explicit.contains("--size") ? size : 2_000;
+      reps = explicit.contains("--reps") ? reps : 1;
+      writeSeconds = explicit.contains("--write-seconds") ? writeSeconds : 0.5;
+      drainSeconds = explicit.contains("--drain-seconds") ? drainSeconds : 0.5;
+      sent = explicit.contains("--sent") ? sent : List.of(0, 5_000);
+      pending = explicit.contains("--pending") ? pending : 500;
+      latencySeconds = explicit.contains("--latency-seconds") ? latencySeconds : 1;
+      rate = explicit.contains("--rate") ? rate : 200;
+      gruelboxSize = explicit.contains("--gruelbox-size") ? gruelboxSize : 300;
+      memorySize = explicit.contains("--memory-size") ? memorySize : 3_000;
+    }
+    return new BenchOptions(
+        List.copyOf(dbs),
+        size,
+        reps,
+        gridReps,
+        out,
+        smoke,
+        Set.copyOf(groups),
+        writeSeconds,
+        drainSeconds,
+        sent,
+        pending,
+        latencySeconds,
+        rate,
+        gruelboxSize,
+        memorySize);
+  }
+
+  boolean runs(String group) {
+    return groups.contains(group);
+  }
+
+  /** Warm-up and measuring windows in milliseconds. */
+  long writeMillis() {
+    return Math.round(writeSeconds * 1000);
+  }
+
+  long drainMillis() {
+    return Math.round(drainSeconds * 1000);
+  }
+
+  long latencyMillis() {
+    return Math.round(latencySeconds * 1000);
+  }
+
+  /** Claims measured per backlog and repetition in the claim-latency figure. */
+  int claimsPerRep() {
+    return smoke ? 20 : 100;
+  }
+
+  private static int positive(String option, String value) {
+    int n = nonNegative(option, value);
+    if (n == 0) {
+      throw new IllegalArgumentException(option + " must be positive, was " + value);
+    }
+    return n;
+  }
+
+  private static int nonNegative(String option, String value) {
+    try {
+      int n = Integer.parseInt(value.replace("_", ""));
+      if (n < 0) {
+        throw new IllegalArgumentException(option + " must not be negative, was " + value);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " needs a whole number, was " + value, e);
+    }
+  }
+
+  private static double seconds(String option, String value) {
+    try {
+      double s = Double.parseDouble(value);
+      if (!(s > 0)) {
+        throw new IllegalArgumentException(option + " must be positive, was " + value);
+      }
+      return s;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " needs a number of seconds, was " + value, e);
+    }
+  }
+}

@@ -1,0 +1,326 @@
+package dev.jooqoutbox.bench;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.bench.BenchDatabase.Kind;
+import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.repository.JooqOutboxRepository;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+
+/**
+ * Figure 2: how fast a pre-written backlog drains through the relay with a no-op handler, against
+ * the pure-SQL limit ({@link PureSqlLoop}) measured in the same run, over 1000 aggregates and over
+ * 10 hot ones, at batch sizes 10, 100 and 500, with 1 and 4 relays (and 1 and 4 SQL loops); plus
+ * the repository's claim and markSent called in a loop with no relay around them, which splits the
+ * gap between relay and SQL into "jOOQ" and "relay".
+ *
+ * <p>Every run starts from a backlog of 90% to 100% of {@code --size}, loaded and analyzed (see
+ * {@link #ensureBacklog}); the engines of one configuration run one after the other, in an order
+ * that rotates with the repetition. A run ends when the backlog is empty or its time box runs out;
+ * the figure is messages marked sent per second either way. Runs start from a fresh table rather
+ * than sharing one in short slices: the entries of rows sent since the last vacuum stay in the
+ * pending index until a scan may mark them dead, which a snapshot held elsewhere on the server
+ * prevents (other sessions here held some for minutes, and autovacuum is off), so each later claim
+ * would walk them and the engines would not see the same table.
+ */
+final class DrainBench {
+
+  static final int[] BATCHES = {10, 100, 500};
+  static final int[] AGGREGATES = {1000, 10};
+
+  enum Engine {
+    RELAY1("relay1", "1 relay", 1, Driver.RELAY),
+    REPO1("repo1", "1 repository loop (claim + markSent, no relay)", 1, Driver.REPOSITORY),
+    SQL1("sql1", "1 pure-SQL loop", 1, Driver.SQL),
+    RELAY4("relay4", "4 relays", 4, Driver.RELAY),
+    SQL4("sql4", "4 pure-SQL loops", 4, Driver.SQL);
+
+    final String key;
+    final String label;
+    final int threads;
+    final Driver kind;
+
+    Engine(String key, String label, int threads, Driver kind) {
+      this.key = key;
+      this.label = label;
+      this.threads = threads;
+      this.kind = kind;
+    }
+  }
+
+  /** What drives a drain: the relay, the repository's two calls alone, or hand-written SQL. */
+  enum Driver {
+    RELAY,
+    REPOSITORY,
+    SQL
+  }
+
+  record Result(long delivered, double seconds, boolean complete) {
+    double rate() {
+      return delivered / seconds;
+    }
+  }
+
+  @FunctionalInterface
+  interface Cycle {
+    int run() throws Exception;
+  }
+
+  static String id(Engine e, int aggregates, int batch) {
+    return "drain." + e.key + ".agg" + aggregates + ".b" + batch;
+  }
+
+  static void run(BenchDatabase db, BenchOptions opts, Recorder r, Path plans) {
+    DEADLOCKS.reset();
+    DataSource pool = db.pool(4 + 2);
+    DSLContext dsl = db.dsl(pool);
+
+    // Warm-up (JIT): each single-thread engine once on a smaller backlog, untimed.
+    int warmup = Math.min(opts.size(), 20_000);
+    for (Engine e : List.of(Engine.RELAY1, Engine.REPO1, Engine.SQL1)) {
+      load(db, warmup, 1000);
+      drain(db, pool, dsl, e, 100, warmup, Math.min(opts.drainMillis(), 5_000));
+    }
+    List<Engine> engines = List.of(Engine.values());
+    Set<Integer> explained = new LinkedHashSet<>();
+    Set<String> timeBoxed = new LinkedHashSet<>();
+    int[] loaded = {-1}; // the aggregates of the backlog in the table, -1 for none
+    for (int rep = 0; rep < Math.max(opts.reps(), opts.gridReps()); rep++) {
+      for (int aggregates : AGGREGATES) {
+        for (int batch : BATCHES) {
+          boolean headline = aggregates == 1000 && batch == 100;
+          if (rep >= (headline ? opts.reps() : opts.gridReps())) {
+            continue;
+          }
+          for (Engine e : WriteBench.rotate(engines, rep)) {
+            ensureBacklog(db, opts.size(), aggregates, loaded);
+            if (batch == 100 && db.kind() == Kind.POSTGRESQL && explained.add(aggregates)) {
+              Plans.explainClaim(
+                  pool, batch, plans.resolve("postgresql-claim-agg" + aggregates + "-b100.txt"));
+            }
+            Result res = drain(db, pool, dsl, e, batch, db.pendingCount(), opts.drainMillis());
+            if (res.delivered() == 0) {
+              throw new IllegalStateException(id(e, aggregates, batch) + " delivered nothing");
+            }
+            if (!res.complete()) {
+              timeBoxed.add(id(e, aggregates, batch));
+            }
+            r.add(
+                id(e, aggregates, batch),
+                e.label + ", " + aggregates + " aggregates, batch " + batch,
+                "msg/s",
+                res.rate());
+          }
+        }
+      }
+    }
+    for (int aggregates : AGGREGATES) {
+      for (int batch : BATCHES) {
+        boolean headline = aggregates == 1000 && batch == 100;
+        r.ratio(
+            "drain.relay_vs_sql.agg" + aggregates + ".b" + batch,
+            "1 relay / 1 pure-SQL loop, " + aggregates + " aggregates, batch " + batch,
+            id(Engine.RELAY1, aggregates, batch),
+            id(Engine.SQL1, aggregates, batch),
+            ">= 0.7",
+            0.7,
+            true);
+        r.ratio(
+            "drain.relay_vs_repo.agg" + aggregates + ".b" + batch,
+            "1 relay / its repository calls alone, " + aggregates + " aggregates, batch " + batch,
+            id(Engine.RELAY1, aggregates, batch),
+            id(Engine.REPO1, aggregates, batch));
+        r.ratio(
+            "drain.repo_vs_sql.agg" + aggregates + ".b" + batch,
+            "repository loop / pure-SQL loop, " + aggregates + " aggregates, batch " + batch,
+            id(Engine.REPO1, aggregates, batch),
+            id(Engine.SQL1, aggregates, batch));
+        r.ratio(
+            "drain.relay4_vs_sql4.agg" + aggregates + ".b" + batch,
+            "4 relays / 4 pure-SQL loops, " + aggregates + " aggregates, batch " + batch,
+            id(Engine.RELAY4, aggregates, batch),
+            id(Engine.SQL4, aggregates, batch));
+        if (headline && db.kind() == Kind.POSTGRESQL) {
+          r.goal(id(Engine.RELAY1, aggregates, batch), ">= 15000 msg/s", 15_000, true);
+        }
+      }
+    }
+    r.info("deadlockVictimsRetried", DEADLOCKS.sum());
+    r.info("backlog", opts.size());
+    r.info(
+        "repetitions",
+        opts.reps() + " for 1000 aggregates batch 100, " + opts.gridReps() + " for the rest");
+    r.info("timeBoxSeconds", opts.drainSeconds());
+    r.info("timeBoxedRuns", List.copyOf(timeBoxed));
+    r.info(
+        "relay",
+        "OutboxRelay defaults except batchSize; no-op handler; drainOnce(4 x batch) in a loop on"
+            + " the calling thread (handlers still run on the relay's handler pool,"
+            + " handlerConcurrency 1)");
+  }
+
+  /**
+   * Reloads (and analyzes) the backlog when it is of other aggregates or a run drained more than a
+   * tenth of it: every run starts from 90% to 100% of {@code size} pending messages. A run that
+   * drained less (a time-boxed hot-aggregate run) leaves the backlog for the next engine.
+   */
+  private static void ensureBacklog(BenchDatabase db, int size, int aggregates, int[] loaded) {
+    if (loaded[0] != aggregates || db.pendingCount() < size * 0.9) {
+      load(db, size, aggregates);
+      loaded[0] = aggregates;
+    }
+  }
+
+  static void load(BenchDatabase db, int size, int aggregates) {
+    db.truncate();
+    db.loadMessages(size, aggregates, false, "d");
+    db.analyze("outbox_message");
+  }
+
+  static Result drain(
+      BenchDatabase db,
+      DataSource pool,
+      DSLContext dsl,
+      Engine engine,
+      int batch,
+      long target,
+      long timeBoxMillis) {
+    List<AutoCloseable> resources = new ArrayList<>();
+    List<Cycle> cycles = new ArrayList<>();
+    try {
+      for (int t = 0; t < engine.threads; t++) {
+        switch (engine.kind) {
+          case RELAY -> {
+            OutboxRelay relay =
+                OutboxRelay.builder(dsl)
+                    .handler(BenchDatabase.TOPIC, m -> {})
+                    .batchSize(batch)
+                    .listen(false)
+                    .build();
+            resources.add(relay);
+            cycles.add(() -> relay.drainOnce(batch * 4));
+          }
+          case REPOSITORY -> {
+            JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
+            cycles.add(() -> repositoryCycle(repository, batch));
+          }
+          case SQL -> {
+            PureSqlLoop loop = new PureSqlLoop(db.kind(), pool, batch);
+            resources.add(loop);
+            cycles.add(loop::cycle);
+          }
+        }
+      }
+      return runCycles(cycles, target, timeBoxMillis);
+    } catch (Exception e) {
+      throw new IllegalStateException("drain " + engine + " failed: " + e.getMessage(), e);
+    } finally {
+      for (AutoCloseable c : resources) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          // closing after the measurement; nothing to report
+        }
+      }
+    }
+  }
+
+  /** The relay's two database calls with nothing around them: what jOOQ costs over plain SQL. */
+  private static int repositoryCycle(JooqOutboxRepository repository, int batch) {
+    String token = UUID.randomUUID().toString();
+    List<OutboxMessage> claimed =
+        repository.claim(
+            Set.of(BenchDatabase.TOPIC), batch, Duration.ofSeconds(30), token, Instant.now());
+    if (claimed.isEmpty()) {
+      return 0;
+    }
+    List<Long> seqs = new ArrayList<>(claimed.size());
+    for (OutboxMessage m : claimed) {
+      seqs.add(m.seq());
+    }
+    return repository.markSent(token, seqs, Instant.now());
+  }
+
+  /** Deadlock victims retried by {@link #runCycles} in the current group. */
+  static final LongAdder DEADLOCKS = new LongAdder();
+
+  private static boolean isDeadlock(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLTransactionRollbackException
+          || (t instanceof java.sql.SQLException sql && "40001".equals(sql.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Runs each cycle on its own thread until {@code target} messages or the time box. */
+  static Result runCycles(List<Cycle> cycles, long target, long timeBoxMillis) {
+    LongAdder total = new LongAdder();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    long start = System.nanoTime();
+    long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeBoxMillis);
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < cycles.size(); t++) {
+      Cycle cycle = cycles.get(t);
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  while (total.sum() < target && System.nanoTime() < deadline) {
+                    int n;
+                    try {
+                      n = cycle.run();
+                    } catch (Exception e) {
+                      if (!isDeadlock(e)) {
+                        throw e;
+                      }
+                      // The database chose this claim as a deadlock victim: count it and claim
+                      // again at once (the relay's own worker would wait a poll interval).
+                      DEADLOCKS.increment();
+                      continue;
+                    }
+                    if (n > 0) {
+                      total.add(n);
+                    } else if (total.sum() < target) {
+                      // Others hold every ready message right now (hot aggregates).
+                      LockSupport.parkNanos(200_000);
+                    }
+                  }
+                } catch (Throwable e) {
+                  failure.compareAndSet(null, e);
+                }
+              },
+              "bench-drain-" + t);
+      thread.setDaemon(true);
+      threads.add(thread);
+      thread.start();
+    }
+    for (Thread thread : threads) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    if (failure.get() != null) {
+      throw new IllegalStateException(
+          "a drain thread failed: " + failure.get().getMessage(), failure.get());
+    }
+    return new Result(total.sum(), seconds, total.sum() >= target);
+  }
+}
