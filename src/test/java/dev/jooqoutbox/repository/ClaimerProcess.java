@@ -19,7 +19,8 @@ import org.jooq.impl.DSL;
  * database file until nothing is pending, marks each batch sent at once, and writes one line per
  * claimed message ({@code seq aggregate nanoTime}) to a file.
  *
- * <p>Arguments: JDBC URL, output file, batch size, topic. Prints {@code READY} once connected.
+ * <p>Arguments: JDBC URL, output file, batch size, topic. Prints {@code READY} once connected and
+ * {@code CLAIMED} after its first batch.
  */
 public final class ClaimerProcess {
 
@@ -55,6 +56,10 @@ public final class ClaimerProcess {
         }
         repository.markSent(
             token, claimed.stream().map(OutboxMessage::seq).toList(), Instant.now());
+        if (batch == 1) {
+          System.out.println("CLAIMED");
+          System.out.flush();
+        }
       }
     }
   }

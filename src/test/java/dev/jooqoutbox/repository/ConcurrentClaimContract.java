@@ -148,9 +148,16 @@ abstract class ConcurrentClaimContract {
           .isEqualTo(seqs.size());
     }
 
-    // Everybody took part.
+    // Claimers really ran side by side: several threads, and the second process when there is one.
+    // Not "every thread": SQLite's busy handler promises no fairness between waiting connections,
+    // so one thread may lose every race for the write lock in a short drain.
     Set<String> claimers = all.stream().map(Claim::claimer).collect(Collectors.toSet());
-    assertThat(claimers).hasSize(THREADS + (secondProcess ? 1 : 0));
+    assertThat(claimers.stream().filter(c -> c.startsWith("thread-")).count())
+        .as("threads that claimed: %s", claimers)
+        .isGreaterThanOrEqualTo(2);
+    if (secondProcess) {
+      assertThat(claimers).as("claimers").contains("process");
+    }
   }
 
   private Callable<Integer> claimer(
@@ -243,12 +250,13 @@ abstract class ConcurrentClaimContract {
             .start();
     BufferedReader stdout =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    // Blocks until the process is connected, so it claims alongside the threads, not after them.
+    // Blocks until the process has claimed its first batch: a cold JVM would otherwise often find
+    // the backlog drained by the warm threads, and the test would prove nothing across processes.
     String line;
     do {
       line = stdout.readLine();
-    } while (line != null && !line.equals("READY"));
-    assertThat(line).as("READY line of the claimer process").isEqualTo("READY");
+    } while (line != null && !line.equals("CLAIMED"));
+    assertThat(line).as("CLAIMED line of the claimer process").isEqualTo("CLAIMED");
     return process;
   }
 
