@@ -84,6 +84,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final PostgresListener listener;
+  private volatile Thread listenerThread;
   private volatile Thread worker;
   private Instant nextPurge;
   private Instant nextBacklogRefresh = Instant.MIN;
@@ -155,7 +156,9 @@ public final class OutboxRelay implements AutoCloseable {
     worker = w;
     w.start();
     if (listener != null) {
-      daemonThreads("outbox-listen-").newThread(listener).start();
+      Thread l = daemonThreads("outbox-listen-").newThread(listener);
+      listenerThread = l;
+      l.start();
     }
   }
 
@@ -201,6 +204,16 @@ public final class OutboxRelay implements AutoCloseable {
           log.warn("outbox relay did not stop within {}; interrupting it", shutdownTimeout);
           w.interrupt();
           w.join(1000);
+        }
+      }
+      Thread l = listenerThread;
+      if (l != null) {
+        // It notices stop() within one notification wait; joining it means the application may
+        // close its pool right after close() without the LISTEN connection failing under it.
+        l.join(2000);
+        if (l.isAlive()) {
+          l.interrupt();
+          l.join(1000);
         }
       }
       handlerThreads.shutdown();

@@ -126,6 +126,19 @@ class PostgresNotifyRelayTest {
     assertThat(seen).extracting(OutboxMessage::id).containsExactlyInAnyOrder(quiet, loud);
   }
 
+  @Test
+  void closeStopsTheListenThreadBeforeReturning() {
+    startListeningRelay(new CopyOnWriteArrayList<>(), new SimpleMeterRegistry());
+
+    relay.close();
+
+    // Returning from close() means the application may close its pool: nothing of the relay may
+    // still hold the LISTEN connection.
+    assertThat(Thread.getAllStackTraces().keySet())
+        .extracting(Thread::getName)
+        .noneMatch(name -> name.startsWith("outbox-listen-"));
+  }
+
   private void startListeningRelay(List<OutboxMessage> seen, SimpleMeterRegistry registry) {
     relay =
         OutboxRelay.builder(dsl)
