@@ -4,8 +4,8 @@
 package dev.jooqoutbox.schema;
 
 
-import dev.jooqoutbox.schema.tables.InboxMessage;
-import dev.jooqoutbox.schema.tables.OutboxMessage;
+import dev.jooqoutbox.schema.tables.InboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 
 import java.util.Arrays;
 import java.util.List;
@@ -31,12 +31,12 @@ public class DefaultSchema extends SchemaImpl {
     /**
      * The table <code>inbox_message</code>.
      */
-    public final InboxMessage INBOX_MESSAGE = InboxMessage.INBOX_MESSAGE;
+    public final InboxMessageTable INBOX_MESSAGE = InboxMessageTable.INBOX_MESSAGE;
 
     /**
      * The table <code>outbox_message</code>.
      */
-    public final OutboxMessage OUTBOX_MESSAGE = OutboxMessage.OUTBOX_MESSAGE;
+    public final OutboxMessageTable OUTBOX_MESSAGE = OutboxMessageTable.OUTBOX_MESSAGE;
 
     /**
      * No further instances allowed
@@ -54,8 +54,8 @@ public class DefaultSchema extends SchemaImpl {
     @Override
     public final List<Table<?>> getTables() {
         return Arrays.asList(
-            InboxMessage.INBOX_MESSAGE,
-            OutboxMessage.OUTBOX_MESSAGE
+            InboxMessageTable.INBOX_MESSAGE,
+            OutboxMessageTable.OUTBOX_MESSAGE
         );
     }
 }

@@ -4,8 +4,8 @@
 package dev.jooqoutbox.schema;
 
 
-import dev.jooqoutbox.schema.tables.InboxMessage;
-import dev.jooqoutbox.schema.tables.OutboxMessage;
+import dev.jooqoutbox.schema.tables.InboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 
 import org.jooq.Index;
 import org.jooq.OrderField;
@@ -23,9 +23,9 @@ public class Indexes {
     // INDEX definitions
     // -------------------------------------------------------------------------
 
-    public static final Index IX_INBOX_MESSAGE_SEEN_AT = Internal.createIndex(DSL.name("ix_inbox_message_seen_at"), InboxMessage.INBOX_MESSAGE, new OrderField[] { InboxMessage.INBOX_MESSAGE.SEEN_AT }, false);
-    public static final Index IX_OUTBOX_MESSAGE_AGGREGATE_PENDING = Internal.createIndex(DSL.name("ix_outbox_message_aggregate_pending"), OutboxMessage.OUTBOX_MESSAGE, new OrderField[] { OutboxMessage.OUTBOX_MESSAGE.AGGREGATE, OutboxMessage.OUTBOX_MESSAGE.SEQ }, false);
-    public static final Index IX_OUTBOX_MESSAGE_DEAD = Internal.createIndex(DSL.name("ix_outbox_message_dead"), OutboxMessage.OUTBOX_MESSAGE, new OrderField[] { OutboxMessage.OUTBOX_MESSAGE.SEQ }, false);
-    public static final Index IX_OUTBOX_MESSAGE_PENDING = Internal.createIndex(DSL.name("ix_outbox_message_pending"), OutboxMessage.OUTBOX_MESSAGE, new OrderField[] { OutboxMessage.OUTBOX_MESSAGE.SEQ }, false);
-    public static final Index IX_OUTBOX_MESSAGE_SENT_AT = Internal.createIndex(DSL.name("ix_outbox_message_sent_at"), OutboxMessage.OUTBOX_MESSAGE, new OrderField[] { OutboxMessage.OUTBOX_MESSAGE.SENT_AT }, false);
+    public static final Index IX_INBOX_MESSAGE_SEEN_AT = Internal.createIndex(DSL.name("ix_inbox_message_seen_at"), InboxMessageTable.INBOX_MESSAGE, new OrderField[] { InboxMessageTable.INBOX_MESSAGE.SEEN_AT }, false);
+    public static final Index IX_OUTBOX_MESSAGE_AGGREGATE_PENDING = Internal.createIndex(DSL.name("ix_outbox_message_aggregate_pending"), OutboxMessageTable.OUTBOX_MESSAGE, new OrderField[] { OutboxMessageTable.OUTBOX_MESSAGE.AGGREGATE, OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, false);
+    public static final Index IX_OUTBOX_MESSAGE_DEAD = Internal.createIndex(DSL.name("ix_outbox_message_dead"), OutboxMessageTable.OUTBOX_MESSAGE, new OrderField[] { OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, false);
+    public static final Index IX_OUTBOX_MESSAGE_PENDING = Internal.createIndex(DSL.name("ix_outbox_message_pending"), OutboxMessageTable.OUTBOX_MESSAGE, new OrderField[] { OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, false);
+    public static final Index IX_OUTBOX_MESSAGE_SENT_AT = Internal.createIndex(DSL.name("ix_outbox_message_sent_at"), OutboxMessageTable.OUTBOX_MESSAGE, new OrderField[] { OutboxMessageTable.OUTBOX_MESSAGE.SENT_AT }, false);
 }

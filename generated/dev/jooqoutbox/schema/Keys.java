@@ -4,8 +4,8 @@
 package dev.jooqoutbox.schema;
 
 
-import dev.jooqoutbox.schema.tables.InboxMessage;
-import dev.jooqoutbox.schema.tables.OutboxMessage;
+import dev.jooqoutbox.schema.tables.InboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 import dev.jooqoutbox.schema.tables.records.InboxMessageRecord;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 
@@ -26,7 +26,7 @@ public class Keys {
     // UNIQUE and PRIMARY KEY definitions
     // -------------------------------------------------------------------------
 
-    public static final UniqueKey<InboxMessageRecord> INBOX_MESSAGE__PK_INBOX_MESSAGE = Internal.createUniqueKey(InboxMessage.INBOX_MESSAGE, DSL.name("pk_inbox_message"), new TableField[] { InboxMessage.INBOX_MESSAGE.CONSUMER, InboxMessage.INBOX_MESSAGE.MESSAGE_ID }, true);
-    public static final UniqueKey<OutboxMessageRecord> OUTBOX_MESSAGE__PK_OUTBOX_MESSAGE = Internal.createUniqueKey(OutboxMessage.OUTBOX_MESSAGE, DSL.name("pk_outbox_message"), new TableField[] { OutboxMessage.OUTBOX_MESSAGE.SEQ }, true);
-    public static final UniqueKey<OutboxMessageRecord> OUTBOX_MESSAGE__UK_OUTBOX_MESSAGE_ID = Internal.createUniqueKey(OutboxMessage.OUTBOX_MESSAGE, DSL.name("uk_outbox_message_id"), new TableField[] { OutboxMessage.OUTBOX_MESSAGE.ID }, true);
+    public static final UniqueKey<InboxMessageRecord> INBOX_MESSAGE__PK_INBOX_MESSAGE = Internal.createUniqueKey(InboxMessageTable.INBOX_MESSAGE, DSL.name("pk_inbox_message"), new TableField[] { InboxMessageTable.INBOX_MESSAGE.CONSUMER, InboxMessageTable.INBOX_MESSAGE.MESSAGE_ID }, true);
+    public static final UniqueKey<OutboxMessageRecord> OUTBOX_MESSAGE__PK_OUTBOX_MESSAGE = Internal.createUniqueKey(OutboxMessageTable.OUTBOX_MESSAGE, DSL.name("pk_outbox_message"), new TableField[] { OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, true);
+    public static final UniqueKey<OutboxMessageRecord> OUTBOX_MESSAGE__UK_OUTBOX_MESSAGE_ID = Internal.createUniqueKey(OutboxMessageTable.OUTBOX_MESSAGE, DSL.name("uk_outbox_message_id"), new TableField[] { OutboxMessageTable.OUTBOX_MESSAGE.ID }, true);
 }

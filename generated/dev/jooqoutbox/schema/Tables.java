@@ -4,8 +4,8 @@
 package dev.jooqoutbox.schema;
 
 
-import dev.jooqoutbox.schema.tables.InboxMessage;
-import dev.jooqoutbox.schema.tables.OutboxMessage;
+import dev.jooqoutbox.schema.tables.InboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 
 
 /**
@@ -17,10 +17,10 @@ public class Tables {
     /**
      * The table <code>inbox_message</code>.
      */
-    public static final InboxMessage INBOX_MESSAGE = InboxMessage.INBOX_MESSAGE;
+    public static final InboxMessageTable INBOX_MESSAGE = InboxMessageTable.INBOX_MESSAGE;
 
     /**
      * The table <code>outbox_message</code>.
      */
-    public static final OutboxMessage OUTBOX_MESSAGE = OutboxMessage.OUTBOX_MESSAGE;
+    public static final OutboxMessageTable OUTBOX_MESSAGE = OutboxMessageTable.OUTBOX_MESSAGE;
 }

@@ -1,6 +1,6 @@
 package dev.jooqoutbox;
 
-import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import java.sql.Connection;
 import java.time.Clock;
 import java.util.Objects;
@@ -44,7 +44,7 @@ public final class Inbox {
           "Inbox.seen must run in the consumer's transaction, but the connection is in autocommit"
               + " mode");
     }
-    return !new JooqOutboxRepository(tx).recordSeen(tx, consumer, messageId, clock.instant());
+    return !JooqOutboxRepository.recordSeen(tx, consumer, messageId, clock.instant());
   }
 
   /**

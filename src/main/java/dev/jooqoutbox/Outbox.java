@@ -1,26 +1,18 @@
 package dev.jooqoutbox;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
-import dev.jooqoutbox.repository.NewMessage;
-import java.math.BigDecimal;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.NewMessage;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /**
  * Writes messages into the outbox on the caller's transaction, so a message commits or rolls back
@@ -61,27 +53,18 @@ public final class Outbox {
   public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
 
   private final DSLContext dsl;
-  private final ObjectMapper mapper;
-  private final ObjectReader strictReader;
+  private final PayloadJson payloads;
   private final Clock clock;
   private final Supplier<String> ids;
-  private final int maxPayloadBytes;
   private final boolean notifyOnWrite;
+  private final JooqOutboxRepository repository;
 
   private Outbox(Builder b) {
     this.dsl = b.dsl;
-    this.mapper = b.mapper;
-    // Floats as BigDecimal: read as doubles, a JSON text's 1e400 would be stored as the string
-    // "Infinity" and a 30-digit decimal rounded to 17 digits.
-    this.strictReader =
-        b.mapper
-            .reader()
-            .with(
-                DeserializationFeature.FAIL_ON_TRAILING_TOKENS,
-                DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+    this.repository = new JooqOutboxRepository(b.dsl, b.mapper);
+    this.payloads = new PayloadJson(b.mapper, b.maxPayloadBytes);
     this.clock = b.clock;
     this.ids = b.ids != null ? b.ids : new TimeOrderedIds(b.clock);
-    this.maxPayloadBytes = b.maxPayloadBytes;
     this.notifyOnWrite = b.notifyOnWrite;
   }
 
@@ -185,7 +168,7 @@ public final class Outbox {
       MessageRules.checkAggregate(aggregate);
       MessageRules.checkTopic(topic);
       MessageRules.checkHeaders(headers);
-      String json = toJson(payload);
+      String json = payloads.toJson(payload);
       Instant now = clock.instant();
       NewMessage message =
           new NewMessage(
@@ -197,7 +180,6 @@ public final class Outbox {
               now,
               availableAt != null ? availableAt : now.plus(delay));
       requireTransaction(tx);
-      JooqOutboxRepository repository = new JooqOutboxRepository(tx, mapper);
       if (!repository.insert(tx, message)) {
         NewMessage stored =
             repository
@@ -208,11 +190,8 @@ public final class Outbox {
         }
         return message.id();
       }
-      if (notifyOnWrite && tx.dialect().family() == SQLDialect.POSTGRES) {
-        // Delivered on commit only; identical notifications in one transaction fold into one.
-        tx.select(
-                DSL.function("pg_notify", Object.class, DSL.inline(NOTIFY_CHANNEL), DSL.val(topic)))
-            .execute();
+      if (notifyOnWrite) {
+        repository.notifyRelays(tx, topic);
       }
       return message.id();
     }
@@ -227,163 +206,11 @@ public final class Outbox {
     }
   }
 
-  /**
-   * JSON equality with numbers compared by value: PostgreSQL's jsonb gives back what Jackson wrote
-   * as {@code 1.0E10} as {@code 10000000000}, and {@code -0.0} as {@code 0.0}.
-   */
-  private static final Comparator<JsonNode> SAME_VALUE =
-      (a, b) -> {
-        if (a.isNumber() && b.isNumber()) {
-          return a.decimalValue().compareTo(b.decimalValue());
-        }
-        return a.equals(b) ? 0 : 1;
-      };
-
   private boolean sameContent(NewMessage stored, NewMessage given) {
     return stored.aggregate().equals(given.aggregate())
         && stored.topic().equals(given.topic())
         && stored.headers().equals(given.headers())
-        && readTree(stored.payloadJson()).equals(SAME_VALUE, readTree(given.payloadJson()));
-  }
-
-  private JsonNode readTree(String json) {
-    try {
-      return strictReader.readTree(json);
-    } catch (JsonProcessingException e) {
-      throw new OutboxException("stored payload is not valid JSON", e);
-    }
-  }
-
-  private String toJson(Object payload) {
-    if (payload == null) {
-      throw new InvalidMessageException("payload", "must not be null");
-    }
-    String json;
-    try {
-      if (payload instanceof String text) {
-        JsonNode tree = strictReader.readTree(text);
-        // Jackson reads empty or blank text as a missing node, and would write that as null.
-        json = tree.isMissingNode() ? null : mapper.writeValueAsString(tree);
-      } else {
-        json = mapper.writeValueAsString(payload);
-      }
-    } catch (JsonProcessingException | RuntimeException e) {
-      throw new InvalidMessageException(
-          "payload",
-          (payload instanceof String ? "is not a JSON text: " : "does not serialize to JSON: ")
-              + firstLine(e.getMessage()),
-          e);
-    } catch (StackOverflowError e) {
-      throw new InvalidMessageException("payload", "does not serialize to JSON (a cycle?)", e);
-    }
-    if (json == null) {
-      throw new InvalidMessageException("payload", "is not a JSON text: it is empty or blank");
-    }
-    long bytes = utf8Length(json);
-    if (bytes > maxPayloadBytes) {
-      throw new InvalidMessageException(
-          "payload", "is " + bytes + " bytes of JSON, over the limit of " + maxPayloadBytes);
-    }
-    // Jackson writes a lone surrogate as is (the database would store '?' or refuse it) and NUL
-    // as an escape (PostgreSQL cannot store it in jsonb); either would not come back verbatim.
-    String problem = MessageRules.unstorable(json);
-    if (problem == null && json.contains("\\u")) {
-      problem = unstorableText(readTree(json));
-    }
-    if (problem == null && NUMBER_TO_CHECK.matcher(json).find()) {
-      try {
-        problem = unreadableNumber(readTree(json));
-      } catch (OutboxException unreadable) { // a number the mapper wrote but cannot read
-        problem = "does not read back as JSON: " + firstLine(unreadable.getCause().getMessage());
-      }
-    }
-    if (problem != null) {
-      throw new InvalidMessageException("payload", problem + " (it cannot be stored verbatim)");
-    }
-    return json;
-  }
-
-  /**
-   * Where a number may be long once written out in full: an exponent, or a long run of digits. Only
-   * then is the payload read again to look at its numbers (the match may be inside a string).
-   */
-  private static final Pattern NUMBER_TO_CHECK = Pattern.compile("[0-9][eE][+-]?[0-9]|[0-9]{1001}");
-
-  /**
-   * Why the first number in {@code node} could not be read back, or null. PostgreSQL's jsonb keeps
-   * numbers as numeric and gives them back written out in full ({@code 1e400} as 401 digits), and
-   * Jackson refuses to read a number of more digits than its stream constraints allow.
-   */
-  private String unreadableNumber(JsonNode node) {
-    if (node.isNumber()) {
-      BigDecimal value = node.decimalValue();
-      long digits =
-          value.scale() > 0
-              ? Math.max(1L, (long) value.precision() - value.scale()) + value.scale()
-              : (long) value.precision() - value.scale();
-      int max = mapper.getFactory().streamReadConstraints().getMaxNumberLength();
-      return digits <= max
-          ? null
-          : "has a number of "
-              + digits
-              + " digits written out in full, over the "
-              + max
-              + " the object mapper reads";
-    }
-    for (JsonNode child : node) {
-      String problem = unreadableNumber(child);
-      if (problem != null) {
-        return problem;
-      }
-    }
-    return null;
-  }
-
-  /** The first text (value or field name) in {@code node} that cannot be stored verbatim. */
-  private static String unstorableText(JsonNode node) {
-    if (node.isTextual()) {
-      return MessageRules.unstorable(node.textValue());
-    }
-    var names = node.fieldNames();
-    while (names.hasNext()) {
-      String problem = MessageRules.unstorable(names.next());
-      if (problem != null) {
-        return problem;
-      }
-    }
-    for (JsonNode child : node) {
-      String problem = unstorableText(child);
-      if (problem != null) {
-        return problem;
-      }
-    }
-    return null;
-  }
-
-  private static long utf8Length(String s) {
-    long bytes = 0;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c < 0x80) {
-        bytes += 1;
-      } else if (c < 0x800) {
-        bytes += 2;
-      } else if (Character.isHighSurrogate(c)) {
-        bytes += 4;
-        i++;
-      } else {
-        bytes += 3;
-      }
-    }
-    return bytes;
-  }
-
-  private static String firstLine(String message) {
-    if (message == null) {
-      return "unknown error";
-    }
-    int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
+        && payloads.sameValue(stored.payloadJson(), given.payloadJson());
   }
 
   /** Settings of an {@link Outbox}; every one has a default. */

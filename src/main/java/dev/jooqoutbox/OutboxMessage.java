@@ -105,18 +105,19 @@ public final class OutboxMessage {
 
   @Override
   public String toString() {
-    return "OutboxMessage[id="
-        + id
-        + ", seq="
-        + seq
-        + ", aggregate="
-        + aggregate
-        + ", topic="
-        + topic
-        + ", attempt="
-        + attempt
-        + ", createdAt="
-        + createdAt
-        + "]";
+    return WithoutPayload.toString(
+        "OutboxMessage",
+        "id",
+        id,
+        "seq",
+        seq,
+        "aggregate",
+        aggregate,
+        "topic",
+        topic,
+        "attempt",
+        attempt,
+        "createdAt",
+        createdAt);
   }
 }

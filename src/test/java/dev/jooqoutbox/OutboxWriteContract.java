@@ -10,7 +10,7 @@ import static org.jooq.impl.DSL.table;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;

@@ -4,7 +4,7 @@
 package dev.jooqoutbox.schema.tables.records;
 
 
-import dev.jooqoutbox.schema.tables.InboxMessage;
+import dev.jooqoutbox.schema.tables.InboxMessageTable;
 
 import java.time.Instant;
 
@@ -82,14 +82,14 @@ public class InboxMessageRecord extends UpdatableRecordImpl<InboxMessageRecord> 
      * Create a detached InboxMessageRecord
      */
     public InboxMessageRecord() {
-        super(InboxMessage.INBOX_MESSAGE);
+        super(InboxMessageTable.INBOX_MESSAGE);
     }
 
     /**
      * Create a detached, initialised InboxMessageRecord
      */
     public InboxMessageRecord(String consumer, String messageId, Instant seenAt) {
-        super(InboxMessage.INBOX_MESSAGE);
+        super(InboxMessageTable.INBOX_MESSAGE);
 
         setConsumer(consumer);
         setMessageId(messageId);

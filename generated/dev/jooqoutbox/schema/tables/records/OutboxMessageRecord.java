@@ -4,7 +4,7 @@
 package dev.jooqoutbox.schema.tables.records;
 
 
-import dev.jooqoutbox.schema.tables.OutboxMessage;
+import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 
 import java.time.Instant;
 
@@ -248,14 +248,14 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
      * Create a detached OutboxMessageRecord
      */
     public OutboxMessageRecord() {
-        super(OutboxMessage.OUTBOX_MESSAGE);
+        super(OutboxMessageTable.OUTBOX_MESSAGE);
     }
 
     /**
      * Create a detached, initialised OutboxMessageRecord
      */
     public OutboxMessageRecord(Long seq, String id, String aggregate, String topic, JSON payload, JSON headers, Instant createdAt, Instant availableAt, Integer attempts, String lastError, String claimToken, Instant lockedUntil, Instant sentAt, Instant deadAt) {
-        super(OutboxMessage.OUTBOX_MESSAGE);
+        super(OutboxMessageTable.OUTBOX_MESSAGE);
 
         setSeq(seq);
         setId(id);

@@ -2,7 +2,7 @@ package dev.jooqoutbox.bench;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.bench.BenchDatabase.Kind;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,8 +2,8 @@ package dev.jooqoutbox.bench;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.bench.BenchDatabase.Kind;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package dev.jooqoutbox.bench;
 
-import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

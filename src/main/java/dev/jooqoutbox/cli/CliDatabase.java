@@ -3,17 +3,14 @@ package dev.jooqoutbox.cli;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.internal.cli.JdbcUrls;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.SQLException;
-import java.util.List;
-import java.util.Locale;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import org.jooq.tools.jdbc.JDBCUtils;
 
 /**
  * The database a command works on, opened from the JDBC URL an operator typed: a small Hikari pool
@@ -23,12 +20,6 @@ import org.jooq.tools.jdbc.JDBCUtils;
  */
 final class CliDatabase implements AutoCloseable {
 
-  private static final List<String> SUPPORTED_PREFIXES =
-      List.of("jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:sqlite:");
-  private static final String SQLITE = "jdbc:sqlite:";
-  private static final Pattern PASSWORD_PARAM =
-      Pattern.compile("(?i)\\b(password|pwd|sslpassword)=[^&;]*");
-  private static final Pattern USER_INFO_PASSWORD = Pattern.compile("//([^/:@]+):[^/@]*@");
   private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9:/._=@%+,-]+");
 
   private final String displayUrl;
@@ -46,10 +37,10 @@ final class CliDatabase implements AutoCloseable {
    * that set a database up: {@code migrate}, the demo.
    */
   static CliDatabase open(String url) {
-    String display = redact(url);
-    SQLDialect dialect = dialectOf(url, display);
+    String display = JdbcUrls.redact(url);
+    SQLDialect dialect = dialectOf(url);
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(effectiveUrl(url));
+    config.setJdbcUrl(JdbcUrls.effectiveUrl(url));
     config.setPoolName("outbox-cli");
     config.setMaximumPoolSize(2);
     config.setMinimumIdle(1);
@@ -59,7 +50,7 @@ final class CliDatabase implements AutoCloseable {
       // password or database name fails now, with the driver's reason.
       return new CliDatabase(display, new HikariDataSource(config), dialect);
     } catch (RuntimeException e) {
-      throw new CliException("cannot connect to " + display + ": " + reason(e), e);
+      throw new CliException("cannot connect to " + display + ": " + JdbcUrls.reason(e), e);
     }
   }
 
@@ -68,9 +59,9 @@ final class CliDatabase implements AutoCloseable {
    * reads or changes the outbox; a SQLite file that does not exist is an error, not created.
    */
   static CliDatabase openMigrated(String url) {
-    String display = redact(url);
-    dialectOf(url, display);
-    Path sqliteFile = sqliteFile(url);
+    String display = JdbcUrls.redact(url);
+    dialectOf(url);
+    Path sqliteFile = JdbcUrls.sqliteFile(url);
     if (sqliteFile != null && !Files.exists(sqliteFile)) {
       throw new CliException(
           "there is no SQLite database at "
@@ -118,81 +109,15 @@ final class CliDatabase implements AutoCloseable {
     dataSource.close();
   }
 
-  private static SQLDialect dialectOf(String url, String display) {
-    String lower = url.toLowerCase(Locale.ROOT);
-    if (SUPPORTED_PREFIXES.stream().noneMatch(lower::startsWith)) {
-      throw new CliException(
-          "unsupported database URL "
-              + display
-              + ": use jdbc:postgresql://HOST:PORT/DB, jdbc:mariadb://HOST:PORT/DB,"
-              + " jdbc:mysql://HOST:PORT/DB or jdbc:sqlite:FILE");
+  private static SQLDialect dialectOf(String url) {
+    try {
+      return JdbcUrls.dialect(url);
+    } catch (IllegalArgumentException unsupported) {
+      throw new CliException(unsupported.getMessage());
     }
-    return JDBCUtils.dialect(url);
-  }
-
-  /** The URL handed to the driver: the operator's, with the settings the outbox needs added. */
-  static String effectiveUrl(String url) {
-    if (url.startsWith(SQLITE)) {
-      // WAL lets the relay's reads run beside a writer; the busy timeout makes a second writer
-      // (this command next to a running relay) wait for the lock instead of failing at once.
-      return withParamIfAbsent(
-          withParamIfAbsent(url, "journal_mode", "WAL"), "busy_timeout", "30000");
-    }
-    if (url.startsWith("jdbc:mysql:")) {
-      // The MariaDB driver speaks to MySQL too, but takes jdbc:mysql: URLs only when asked to.
-      return withParamIfAbsent(url, "permitMysqlScheme", "true");
-    }
-    return url;
-  }
-
-  /** The file of a plain {@code jdbc:sqlite:PATH} URL; null for other URLs, memory and URIs. */
-  private static Path sqliteFile(String url) {
-    if (!url.startsWith(SQLITE)) {
-      return null;
-    }
-    String path = url.substring(SQLITE.length());
-    int query = path.indexOf('?');
-    if (query >= 0) {
-      path = path.substring(0, query);
-    }
-    if (path.isEmpty() || path.startsWith(":") || path.startsWith("file:")) {
-      return null;
-    }
-    return Path.of(path);
-  }
-
-  private static String withParamIfAbsent(String url, String key, String value) {
-    int query = url.indexOf('?');
-    if (query >= 0) {
-      for (String param : url.substring(query + 1).split("&")) {
-        if (param.regionMatches(true, 0, key + "=", 0, key.length() + 1)) {
-          return url;
-        }
-      }
-    }
-    return url + (query >= 0 ? "&" : "?") + key + "=" + value;
-  }
-
-  static String redact(String url) {
-    String masked = PASSWORD_PARAM.matcher(url).replaceAll("$1=***");
-    return USER_INFO_PASSWORD.matcher(masked).replaceAll("//$1:***@");
   }
 
   private static String shellQuoted(String text) {
     return SHELL_SAFE.matcher(text).matches() ? text : "'" + text.replace("'", "'\\''") + "'";
-  }
-
-  /** The driver's own words: the first SQLException's message, else the innermost message. */
-  private static String reason(Throwable e) {
-    String innermost = e.getMessage();
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException && t.getMessage() != null) {
-        return t.getMessage();
-      }
-      if (t.getMessage() != null) {
-        innermost = t.getMessage();
-      }
-    }
-    return innermost == null ? e.getClass().getSimpleName() : innermost;
   }
 }

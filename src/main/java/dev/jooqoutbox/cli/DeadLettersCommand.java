@@ -1,7 +1,9 @@
 package dev.jooqoutbox.cli;
 
-import dev.jooqoutbox.repository.DeadLetter;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.DeadLetter;
+import dev.jooqoutbox.DeadLetterPage;
+import dev.jooqoutbox.DeadLetterQuery;
+import dev.jooqoutbox.OutboxAdmin;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -41,17 +43,18 @@ final class DeadLettersCommand extends OutboxCommand {
 
   @Override
   int execute() {
-    if (limit < 1 || limit == Integer.MAX_VALUE) {
+    if (limit < 1 || limit > DeadLetterQuery.MAX_LIMIT) {
       throw new ParameterException(
-          spec.commandLine(), "--limit must be between 1 and " + (Integer.MAX_VALUE - 1));
+          spec.commandLine(), "--limit must be between 1 and " + DeadLetterQuery.MAX_LIMIT);
     }
     try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
       Instant now = clock().instant();
-      // One more than shown tells whether there are more, without counting them all.
-      List<DeadLetter> letters =
-          new JooqOutboxRepository(db.dsl()).deadLetters(topic, 0, limit + 1);
-      boolean more = letters.size() > limit;
-      List<DeadLetter> shown = more ? letters.subList(0, limit) : letters;
+      DeadLetterQuery query = DeadLetterQuery.all().limit(limit);
+      DeadLetterPage page =
+          OutboxAdmin.create(db.dsl(), fixedAt(now))
+              .deadLetters(topic == null ? query : query.topic(topic));
+      boolean more = page.hasMore();
+      List<DeadLetter> shown = page.letters();
       for (DeadLetter letter : shown) {
         print(letter, now);
         out().println();

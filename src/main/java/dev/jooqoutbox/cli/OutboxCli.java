@@ -13,8 +13,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code outbox} operator tool: migrate the tables, look at the outbox, list and requeue dead
- * letters, purge. Runs from the shaded jar {@code target/jooq-outbox-cli.jar} (or {@code ./outbox}
- * in a clone); see docs/operations.md.
+ * letters, purge. Runs from the shaded jar {@code target/jooq-outbox-VERSION-cli.jar} (classifier
+ * {@code cli}) (or {@code ./outbox} in a clone); see docs/operations.md.
  *
  * <p>Exit codes: 0 done, 1 failed (one line on stderr says why), 2 bad arguments (picocli's usage
  * error).

@@ -4,6 +4,8 @@ import dev.jooqoutbox.OutboxException;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.concurrent.Callable;
 import org.jooq.exception.DataAccessException;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,5 +64,10 @@ abstract class OutboxCommand implements Callable<Integer> {
 
   Clock clock() {
     return root.clock();
+  }
+
+  /** A clock stopped at {@code now}, so that one command reads every figure at the same moment. */
+  static Clock fixedAt(Instant now) {
+    return Clock.fixed(now, ZoneOffset.UTC);
   }
 }

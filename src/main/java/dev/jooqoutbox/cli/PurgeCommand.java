@@ -1,7 +1,7 @@
 package dev.jooqoutbox.cli;
 
-import dev.jooqoutbox.repository.JooqOutboxRepository;
-import dev.jooqoutbox.repository.PurgeResult;
+import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.PurgeResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -45,8 +45,9 @@ final class PurgeCommand extends OutboxCommand {
       throw new ParameterException(spec.commandLine(), "--batch-size must be at least 1");
     }
     try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
-      Instant cutoff = clock().instant().minus(olderThan);
-      PurgeResult purged = new JooqOutboxRepository(db.dsl()).purge(cutoff, batchSize);
+      Instant now = clock().instant();
+      Instant cutoff = now.minus(olderThan);
+      PurgeResult purged = OutboxAdmin.create(db.dsl(), fixedAt(now)).purge(olderThan, batchSize);
       out()
           .println(
               "purged "

@@ -1,7 +1,6 @@
 package dev.jooqoutbox.cli;
 
-import dev.jooqoutbox.repository.JooqOutboxRepository;
-import java.time.Instant;
+import dev.jooqoutbox.OutboxAdmin;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -48,24 +47,23 @@ final class RequeueCommand extends OutboxCommand {
   @Override
   int execute() {
     try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
-      JooqOutboxRepository repository = new JooqOutboxRepository(db.dsl());
-      Instant now = clock().instant();
+      OutboxAdmin admin = OutboxAdmin.create(db.dsl(), clock());
       if (selection.topic != null) {
-        int count = repository.requeueTopic(selection.topic, now);
+        int count = admin.requeueTopic(selection.topic);
         out()
             .println(
                 "requeued " + Plural.of(count, "dead letter") + " of topic " + selection.topic);
         return 0;
       }
       if (selection.all) {
-        int count = repository.requeueAll(now);
+        int count = admin.requeueAll();
         out().println("requeued " + Plural.of(count, "dead letter"));
         return 0;
       }
       int count = 0;
       List<String> notDead = new ArrayList<>();
       for (String id : new LinkedHashSet<>(selection.ids)) {
-        if (repository.requeue(id, now)) {
+        if (admin.requeue(id)) {
           count++;
         } else {
           notDead.add(id);

@@ -4,9 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
-import dev.jooqoutbox.repository.OutboxStats;
-import java.time.Duration;
+import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.OutboxStats;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
@@ -39,9 +38,9 @@ final class StatusCommand extends OutboxCommand {
   int execute() {
     try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
       Instant now = clock().instant();
-      Map<String, OutboxStats> byTopic = new JooqOutboxRepository(db.dsl()).statsByTopic(now);
+      Map<String, OutboxStats> byTopic = OutboxAdmin.create(db.dsl(), fixedAt(now)).statsByTopic();
       // Summed here from the same read, so the total always matches the rows above it.
-      OutboxStats total = sum(byTopic);
+      OutboxStats total = OutboxStats.sum(byTopic.values());
       if (json) {
         printJson(db.displayUrl(), now, byTopic, total);
       } else {
@@ -49,22 +48,6 @@ final class StatusCommand extends OutboxCommand {
       }
       return 0;
     }
-  }
-
-  private static OutboxStats sum(Map<String, OutboxStats> byTopic) {
-    long pending = 0;
-    long leased = 0;
-    long dead = 0;
-    long sent = 0;
-    Duration oldest = Duration.ZERO;
-    for (OutboxStats s : byTopic.values()) {
-      pending += s.pending();
-      leased += s.leased();
-      dead += s.dead();
-      sent += s.sentAwaitingPurge();
-      oldest = s.oldestPendingAge().compareTo(oldest) > 0 ? s.oldestPendingAge() : oldest;
-    }
-    return new OutboxStats(pending, leased, dead, sent, oldest);
   }
 
   private void printText(

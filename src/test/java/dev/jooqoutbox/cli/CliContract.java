@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxSchema;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;

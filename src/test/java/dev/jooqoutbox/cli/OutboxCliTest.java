@@ -2,6 +2,7 @@ package dev.jooqoutbox.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.jooqoutbox.internal.cli.JdbcUrls;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -46,20 +47,19 @@ class OutboxCliTest {
         .startsWith(
             "outbox status: cannot connect to jdbc:postgresql://127.0.0.1:1/x?user=u&password=***: ")
         .doesNotContain("hunter2");
-    assertThat(CliDatabase.redact("jdbc:mariadb://root:hunter2@db:3306/x"))
+    assertThat(JdbcUrls.redact("jdbc:mariadb://root:hunter2@db:3306/x"))
         .isEqualTo("jdbc:mariadb://root:***@db:3306/x");
   }
 
   @Test
   void theUrlGetsTheSettingsTheOutboxNeeds() {
-    assertThat(CliDatabase.effectiveUrl("jdbc:sqlite:a.db"))
+    assertThat(JdbcUrls.effectiveUrl("jdbc:sqlite:a.db"))
         .isEqualTo("jdbc:sqlite:a.db?journal_mode=WAL&busy_timeout=30000");
-    assertThat(CliDatabase.effectiveUrl("jdbc:sqlite:a.db?busy_timeout=5&JOURNAL_MODE=DELETE"))
+    assertThat(JdbcUrls.effectiveUrl("jdbc:sqlite:a.db?busy_timeout=5&JOURNAL_MODE=DELETE"))
         .isEqualTo("jdbc:sqlite:a.db?busy_timeout=5&JOURNAL_MODE=DELETE");
-    assertThat(CliDatabase.effectiveUrl("jdbc:mysql://h/db?user=u"))
+    assertThat(JdbcUrls.effectiveUrl("jdbc:mysql://h/db?user=u"))
         .isEqualTo("jdbc:mysql://h/db?user=u&permitMysqlScheme=true");
-    assertThat(CliDatabase.effectiveUrl("jdbc:postgresql://h/db"))
-        .isEqualTo("jdbc:postgresql://h/db");
+    assertThat(JdbcUrls.effectiveUrl("jdbc:postgresql://h/db")).isEqualTo("jdbc:postgresql://h/db");
   }
 
   @Test

@@ -9,8 +9,8 @@ import static org.jooq.impl.DSL.name;
 
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;

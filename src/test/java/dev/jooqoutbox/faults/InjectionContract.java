@@ -7,12 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.DeadLetterQuery;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.InvalidMessageException;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -136,7 +137,8 @@ abstract class InjectionContract {
       assertThat(second).as("second record of inbox key %s", nasty).isTrue();
       assertThat(repository.requeue(nasty, Instant.now())).isFalse();
       assertThat(repository.requeueTopic(nasty, Instant.now())).isZero();
-      assertThat(repository.deadLetters(nasty, 0, 10)).isEmpty();
+      assertThat(repository.deadLetters(DeadLetterQuery.all().topic(nasty).limit(10)).letters())
+          .isEmpty();
     }
 
     assertThat(snapshotOutbox(dsl).subList(0, outboxBefore.size()))

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;

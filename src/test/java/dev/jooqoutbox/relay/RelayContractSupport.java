@@ -3,7 +3,7 @@ package dev.jooqoutbox.relay;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import dev.jooqoutbox.Outbox;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;

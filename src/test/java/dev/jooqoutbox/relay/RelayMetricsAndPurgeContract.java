@@ -6,6 +6,7 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.jooqoutbox.DeadLetterQuery;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -92,6 +93,29 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
   }
 
   @Test
+  void metersAreRemovedOnCloseSoTheNextRelayOnTheRegistryReportsItsOwn() {
+    write("a", "m.ok", Map.of("n", 1));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    OutboxRelay first =
+        closeLater(relay().meterRegistry(registry).handler("m.ok", m -> {}).build());
+    assertThat(first.drainOnce(10)).isOne();
+    assertThat(counter(registry, "sent", "m.ok")).isOne();
+    assertThat(registry.getMeters()).isNotEmpty();
+
+    first.close();
+    assertThat(registry.getMeters()).as("every meter of the closed relay").isEmpty();
+
+    write("b", "m.ok", Map.of("n", 2));
+    write("c", "m.ok", Map.of("n", 3));
+    OutboxRelay second =
+        closeLater(relay().meterRegistry(registry).handler("m.ok", m -> {}).build());
+    assertThat(second.drainOnce(10)).isEqualTo(2);
+    // Its own count, not added to the closed relay's: that counter was removed, not reused.
+    assertThat(counter(registry, "sent", "m.ok")).isEqualTo(2);
+    assertThat(registry.find("outbox.relay.messages").counters()).hasSize(1);
+  }
+
+  @Test
   void handlerTimerMeasuresEachHandlersOwnRunningTime() {
     for (int i = 0; i < 3; i++) {
       write("agg-" + i, "m.ok", Map.of("n", i));
@@ -150,7 +174,7 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
     await().atMost(Duration.ofSeconds(10)).until(() -> !exists(recent));
     assertThat(row(poison).getDeadAt()).as("dead letters are never purged").isEqualTo(START);
     assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isOne();
-    assertThat(repository.deadLetters(null, 0, 10)).hasSize(1);
+    assertThat(repository.deadLetters(DeadLetterQuery.all().limit(10)).letters()).hasSize(1);
   }
 
   @Test

@@ -2,8 +2,9 @@ package dev.jooqoutbox.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.jooqoutbox.DeadLetter;
+import dev.jooqoutbox.DeadLetterQuery;
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.repository.DeadLetter;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.io.IOException;
@@ -122,7 +123,8 @@ abstract class RelayRetryContract extends RelayContractSupport {
         .startsWith("java.lang.IllegalStateException: gateway refused: xxx")
         .hasSizeLessThanOrEqualTo(2000)
         .doesNotContain(SECRET);
-    List<DeadLetter> deadLetters = repository.deadLetters(null, 0, 10);
+    List<DeadLetter> deadLetters =
+        repository.deadLetters(DeadLetterQuery.all().limit(10)).letters();
     assertThat(deadLetters).extracting(DeadLetter::id).containsExactly(id);
     assertThat(deadLetters.get(0).lastError()).isEqualTo(dead.getLastError());
   }

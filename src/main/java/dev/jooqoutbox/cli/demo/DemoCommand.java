@@ -1,6 +1,7 @@
 package dev.jooqoutbox.cli.demo;
 
 import dev.jooqoutbox.OutboxException;
+import dev.jooqoutbox.internal.cli.JdbcUrls;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -183,7 +184,7 @@ public final class DemoCommand implements Callable<Integer> {
             duplicateRate,
             timeout,
             wipe);
-    Path sqliteFile = DemoDatabase.sqliteFile(url);
+    Path sqliteFile = JdbcUrls.sqliteFile(url);
     boolean newFile = sqliteFile != null && !Files.exists(sqliteFile);
     try (DemoDatabase db = DemoDatabase.open(url, DemoRun.poolSize(settings, sqliteFile != null))) {
       out.println(

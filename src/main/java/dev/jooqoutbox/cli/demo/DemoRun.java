@@ -6,9 +6,9 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.relay.OutboxRelay;
-import dev.jooqoutbox.repository.JooqOutboxRepository;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,7 +121,7 @@ final class DemoRun {
             settings.duplicateRate(),
             MAX_ATTEMPTS);
     OrdersService orders = new OrdersService(dsl, outbox, counters);
-    JooqOutboxRepository repository = new JooqOutboxRepository(dsl, mapper);
+    OutboxAdmin admin = OutboxAdmin.create(dsl);
 
     List<OutboxRelay> relays = new ArrayList<>();
     ExecutorService writers =
@@ -158,7 +158,7 @@ final class DemoRun {
         boolean written = allDone(writing);
         if (written && now - lastDrainCheck >= DRAIN_CHECK_NANOS) {
           lastDrainCheck = now;
-          if (repository.pendingCount() == 0) {
+          if (admin.pendingCount() == 0) {
             drained = true;
             drainedNanos = System.nanoTime() - start;
             break;

@@ -16,9 +16,8 @@ import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.notExists;
 import static org.jooq.impl.DSL.selectOne;
 
-import dev.jooqoutbox.repository.JooqOutboxRepository;
-import dev.jooqoutbox.repository.OutboxStats;
-import java.time.Instant;
+import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.OutboxStats;
 import java.util.List;
 import java.util.Locale;
 import org.jooq.DSLContext;
@@ -130,7 +129,7 @@ final class InvariantCheck {
 
   /** Nothing is left for a relay: no pending message, no dead letter. */
   static Result drained(DSLContext dsl) {
-    OutboxStats stats = new JooqOutboxRepository(dsl).stats(Instant.now());
+    OutboxStats stats = OutboxAdmin.create(dsl).stats();
     return new Result(
         "nothing left pending",
         stats.pending() == 0 && stats.dead() == 0,

@@ -1,0 +1,57 @@
+package dev.jooqoutbox;
+
+import java.time.Instant;
+
+/**
+ * One message as an operator sees it, read at one moment. {@link #toString()} leaves out the
+ * payload, so logging a state cannot leak its content.
+ *
+ * @param status derived from the row at the moment it was read
+ * @param attempts claims counted so far (a claim whose relay crashed counts too)
+ * @param lastError the error of the last failed attempt; null when none, or once sent
+ * @param availableAt when a relay may claim it (later than {@code createdAt} after a failure or a
+ *     delay)
+ * @param leasedUntil when the current lease runs out; null unless {@code LEASED} or an expired
+ *     lease is still recorded
+ * @param sentAt when it was marked sent; null unless {@code SENT}
+ * @param deadAt when it was dead-lettered; null unless {@code DEAD}
+ */
+public record MessageState(
+    long seq,
+    String id,
+    String aggregate,
+    String topic,
+    MessageStatus status,
+    int attempts,
+    String lastError,
+    Instant createdAt,
+    Instant availableAt,
+    Instant leasedUntil,
+    Instant sentAt,
+    Instant deadAt,
+    String payloadJson) {
+
+  @Override
+  public String toString() {
+    return WithoutPayload.toString(
+        "MessageState",
+        "status",
+        status,
+        "id",
+        id,
+        "attempts",
+        attempts,
+        "availableAt",
+        availableAt,
+        "leasedUntil",
+        leasedUntil,
+        "seq",
+        seq,
+        "topic",
+        topic,
+        "aggregate",
+        aggregate,
+        "lastError",
+        lastError);
+  }
+}

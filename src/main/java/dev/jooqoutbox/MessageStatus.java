@@ -1,0 +1,13 @@
+package dev.jooqoutbox;
+
+/** Where a message is in its life, as {@link OutboxAdmin#message} reads it. */
+public enum MessageStatus {
+  /** Waiting for a relay: ready, backing off after a failure, or blocked by an older message. */
+  PENDING,
+  /** Held by a relay whose lease has not run out: its handler may be running now. */
+  LEASED,
+  /** Delivered: its handler returned. Kept until the purge deletes it. */
+  SENT,
+  /** A dead letter: kept until requeued or purged on purpose. */
+  DEAD
+}

@@ -1,0 +1,135 @@
+package dev.jooqoutbox;
+
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jooq.DSLContext;
+
+/**
+ * What an operator or an admin endpoint does to the outbox, in code: read statistics, find dead
+ * letters and put them back, look up one message, purge. The CLI is built on this class and nothing
+ * below it.
+ *
+ * <p>Every method runs its own short statements on the bound {@link DSLContext} (autocommit), never
+ * inside a caller's transaction, and never blocks a running relay: they touch only dead letters,
+ * sent rows, or read.
+ *
+ * <p>Thread-safe and immutable.
+ */
+public final class OutboxAdmin {
+
+  /** Rows a purge deletes per statement unless told otherwise. */
+  public static final int DEFAULT_PURGE_BATCH = 1000;
+
+  private final JooqOutboxRepository repository;
+  private final Clock clock;
+
+  private OutboxAdmin(DSLContext dsl, Clock clock) {
+    this.repository = new JooqOutboxRepository(dsl);
+    this.clock = clock;
+  }
+
+  /** An admin on {@code dsl}, on the UTC system clock. */
+  public static OutboxAdmin create(DSLContext dsl) {
+    return create(dsl, Clock.systemUTC());
+  }
+
+  /**
+   * An admin on {@code dsl} whose "now" comes from {@code clock}: ages, lease states and the time a
+   * requeued message becomes available.
+   */
+  public static OutboxAdmin create(DSLContext dsl, Clock clock) {
+    return new OutboxAdmin(
+        Objects.requireNonNull(dsl, "dsl"), Objects.requireNonNull(clock, "clock"));
+  }
+
+  /** Totals over every topic, from one read of the table. */
+  public OutboxStats stats() {
+    return repository.stats(clock.instant());
+  }
+
+  /**
+   * Counts per topic, sorted by topic; topics with no rows are absent. Reads every row once: meant
+   * for operators and dashboards polled every few seconds at most, not for per-request use.
+   */
+  public Map<String, OutboxStats> statsByTopic() {
+    return repository.statsByTopic(clock.instant());
+  }
+
+  /**
+   * How many messages are pending (not sent, not dead): one count over the pending index, cheap
+   * enough for a gauge or a health check polled every few seconds.
+   */
+  public long pendingCount() {
+    return repository.pendingCount();
+  }
+
+  /** How long the oldest pending message has waited; {@link Duration#ZERO} when none. Cheap. */
+  public Duration oldestPendingAge() {
+    return repository.oldestPendingAge(clock.instant());
+  }
+
+  /** How many dead letters there are: one count over the dead-letter index. Cheap. */
+  public long deadCount() {
+    return repository.deadCount();
+  }
+
+  /**
+   * One page of dead letters, oldest first, filtered by {@code query}. Follow {@link
+   * DeadLetterPage#next()} for the next page.
+   */
+  public DeadLetterPage deadLetters(DeadLetterQuery query) {
+    return repository.deadLetters(Objects.requireNonNull(query, "query"));
+  }
+
+  /**
+   * Puts dead letter {@code id} back to pending: attempt count 0, last error cleared, available
+   * now. Relays deliver it in its seq order among the pending messages of its aggregate (which may
+   * be after newer messages that were sent while it was dead).
+   *
+   * @return false when no dead letter has this id (unknown, pending or already sent)
+   */
+  public boolean requeue(String id) {
+    return repository.requeue(Objects.requireNonNull(id, "id"), clock.instant());
+  }
+
+  /** Requeues every dead letter of {@code topic}; returns how many. */
+  public int requeueTopic(String topic) {
+    return repository.requeueTopic(Objects.requireNonNull(topic, "topic"), clock.instant());
+  }
+
+  /** Requeues every dead letter; returns how many. */
+  public int requeueAll() {
+    return repository.requeueAll(clock.instant());
+  }
+
+  /** The state of message {@code id} now; empty when no message has this id (or it was purged). */
+  public Optional<MessageState> message(String id) {
+    return repository.message(Objects.requireNonNull(id, "id"), clock.instant());
+  }
+
+  /**
+   * Deletes sent messages and inbox rows older than {@code olderThan}, {@value
+   * #DEFAULT_PURGE_BATCH} rows per statement. Pending messages and dead letters are never deleted.
+   * Keep {@code olderThan} longer than any redelivery a consumer's inbox must still recognize.
+   */
+  public PurgeResult purge(Duration olderThan) {
+    return purge(olderThan, DEFAULT_PURGE_BATCH);
+  }
+
+  /** As {@link #purge(Duration)}, deleting at most {@code batchSize} rows per statement. */
+  public PurgeResult purge(Duration olderThan, int batchSize) {
+    if (olderThan == null || olderThan.isNegative()) {
+      throw new IllegalArgumentException("olderThan must be zero or positive, was " + olderThan);
+    }
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("batchSize must be at least 1, was " + batchSize);
+    }
+    Instant cutoff = clock.instant().minus(olderThan);
+    return repository.purge(cutoff, batchSize);
+  }
+}

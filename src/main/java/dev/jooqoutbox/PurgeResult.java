@@ -1,0 +1,4 @@
+package dev.jooqoutbox;
+
+/** How many rows a purge deleted: sent outbox rows and inbox rows. Dead letters are kept. */
+public record PurgeResult(long outboxDeleted, long inboxDeleted) {}

@@ -1,0 +1,134 @@
+package dev.jooqoutbox.internal.micrometer;
+
+import dev.jooqoutbox.internal.relay.RelayMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Relay metrics on a Micrometer registry. Each meter is registered once, on first use, and removed
+ * from the registry when the relay closes. The gauges read values the relay refreshes, so a scrape
+ * never queries the database.
+ *
+ * <ul>
+ *   <li>{@code outbox.relay.messages} (counter; tags {@code topic}, {@code result} = sent, failed,
+ *       dead)
+ *   <li>{@code outbox.relay.handler} (timer; tag {@code topic})
+ *   <li>{@code outbox.relay.claim} (timer)
+ *   <li>{@code outbox.relay.batch.size} (distribution summary)
+ *   <li>{@code outbox.pending} (gauge, messages) and {@code outbox.oldest.pending.age} (gauge,
+ *       seconds: the relay's lag)
+ * </ul>
+ */
+public final class MicrometerRelayMetrics implements RelayMetrics {
+
+  private final MeterRegistry registry;
+  private final List<Meter> registered = new CopyOnWriteArrayList<>();
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<String, Timer> handlerTimers = new ConcurrentHashMap<>();
+  private final Timer claimTimer;
+  private final DistributionSummary batchSizes;
+  private final AtomicLong pending = new AtomicLong();
+  private final AtomicLong oldestAgeMillis = new AtomicLong();
+
+  public MicrometerRelayMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.claimTimer =
+        keep(
+            Timer.builder("outbox.relay.claim")
+                .description("Time to claim a batch")
+                .register(registry));
+    this.batchSizes =
+        keep(
+            DistributionSummary.builder("outbox.relay.batch.size")
+                .description("Messages per claimed batch")
+                .register(registry));
+    keep(
+        Gauge.builder("outbox.pending", pending, AtomicLong::get)
+            .description("Messages not yet sent or dead")
+            .baseUnit("messages")
+            .register(registry));
+    keep(
+        Gauge.builder("outbox.oldest.pending.age", oldestAgeMillis, v -> v.get() / 1000.0)
+            .description("Age of the oldest pending message")
+            .baseUnit("seconds")
+            .register(registry));
+  }
+
+  private <M extends Meter> M keep(M meter) {
+    registered.add(meter);
+    return meter;
+  }
+
+  private Counter messages(String topic, String result) {
+    return counters.computeIfAbsent(
+        result + '\0' + topic,
+        key ->
+            keep(
+                Counter.builder("outbox.relay.messages")
+                    .description("Messages handled by the relay, by result")
+                    .tag("topic", topic)
+                    .tag("result", result)
+                    .register(registry)));
+  }
+
+  @Override
+  public void sent(String topic) {
+    messages(topic, "sent").increment();
+  }
+
+  @Override
+  public void failed(String topic) {
+    messages(topic, "failed").increment();
+  }
+
+  @Override
+  public void deadLettered(String topic) {
+    messages(topic, "dead").increment();
+  }
+
+  @Override
+  public void handlerDuration(String topic, Duration duration) {
+    handlerTimers
+        .computeIfAbsent(
+            topic,
+            t ->
+                keep(
+                    Timer.builder("outbox.relay.handler")
+                        .description("Time a handler took")
+                        .tag("topic", t)
+                        .register(registry)))
+        .record(duration);
+  }
+
+  @Override
+  public void claimDuration(Duration duration) {
+    claimTimer.record(duration);
+  }
+
+  @Override
+  public void batchSize(int size) {
+    batchSizes.record(size);
+  }
+
+  @Override
+  public void backlog(long pendingMessages, Duration oldestPendingAge) {
+    pending.set(pendingMessages);
+    oldestAgeMillis.set(oldestPendingAge.toMillis());
+  }
+
+  @Override
+  public void close() {
+    registered.forEach(registry::remove);
+    registered.clear();
+  }
+}

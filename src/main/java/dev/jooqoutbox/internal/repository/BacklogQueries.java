@@ -1,0 +1,80 @@
+package dev.jooqoutbox.internal.repository;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.jooq.impl.DSL.count;
+import static org.jooq.impl.DSL.min;
+
+import dev.jooqoutbox.OutboxStats;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.impl.DSL;
+
+/** Counts of the outbox: full statistics for operators, cheap gauges for metrics. */
+final class BacklogQueries {
+
+  private final DSLContext dsl;
+
+  BacklogQueries(DSLContext dsl) {
+    this.dsl = dsl;
+  }
+
+  /** Per topic, sorted by topic; reads every row once. Topics with no rows are absent. */
+  Map<String, OutboxStats> statsByTopic(Instant now) {
+    Condition pending = ClaimQueries.pending(OUTBOX_MESSAGE);
+    Field<Integer> pendingCount = count().filterWhere(pending).as("pending");
+    Field<Integer> leasedCount =
+        count().filterWhere(pending.and(OUTBOX_MESSAGE.LOCKED_UNTIL.gt(now))).as("leased");
+    Field<Integer> deadCount = count().filterWhere(OUTBOX_MESSAGE.DEAD_AT.isNotNull()).as("dead");
+    Field<Integer> sentCount = count().filterWhere(OUTBOX_MESSAGE.SENT_AT.isNotNull()).as("sent");
+    Field<Instant> oldest = min(DSL.when(pending, OUTBOX_MESSAGE.CREATED_AT)).as("oldest");
+    Map<String, OutboxStats> result = new LinkedHashMap<>();
+    for (Record r :
+        dsl.select(OUTBOX_MESSAGE.TOPIC, pendingCount, leasedCount, deadCount, sentCount, oldest)
+            .from(OUTBOX_MESSAGE)
+            .groupBy(OUTBOX_MESSAGE.TOPIC)
+            .orderBy(OUTBOX_MESSAGE.TOPIC)
+            .fetch()) {
+      result.put(
+          r.get(OUTBOX_MESSAGE.TOPIC),
+          new OutboxStats(
+              r.get(pendingCount),
+              r.get(leasedCount),
+              r.get(deadCount),
+              r.get(sentCount),
+              ageAt(now, r.get(oldest))));
+    }
+    return result;
+  }
+
+  /** The pending count: an index-only count over the pending rows. */
+  long pendingCount() {
+    return dsl.fetchCount(OUTBOX_MESSAGE, ClaimQueries.pending(OUTBOX_MESSAGE));
+  }
+
+  /** The dead-letter count: an index-only count over the dead rows. */
+  long deadCount() {
+    return dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.DEAD_AT.isNotNull());
+  }
+
+  /** Age of the oldest pending message at {@code now} (one index probe); zero when none. */
+  Duration oldestPendingAge(Instant now) {
+    Instant created =
+        dsl.select(OUTBOX_MESSAGE.CREATED_AT)
+            .from(OUTBOX_MESSAGE)
+            .where(ClaimQueries.pending(OUTBOX_MESSAGE))
+            .orderBy(OUTBOX_MESSAGE.SEQ)
+            .limit(1)
+            .fetchOne(OUTBOX_MESSAGE.CREATED_AT);
+    return ageAt(now, created);
+  }
+
+  private static Duration ageAt(Instant now, Instant created) {
+    return created == null || created.isAfter(now) ? Duration.ZERO : Duration.between(created, now);
+  }
+}

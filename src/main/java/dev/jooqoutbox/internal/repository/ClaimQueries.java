@@ -1,0 +1,193 @@
+package dev.jooqoutbox.internal.repository;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.jooq.impl.DSL.min;
+import static org.jooq.impl.DSL.select;
+
+import dev.jooqoutbox.schema.tables.OutboxMessageTable;
+import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Name;
+import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.Select;
+import org.jooq.SelectForUpdateStep;
+import org.jooq.UpdateConditionStep;
+import org.jooq.impl.DSL;
+
+/**
+ * The selects a claim is built from, the same on every database: which rows are ready, and the skip
+ * scan over aggregate heads in its two shapes. The dialects pick a shape and add the locking.
+ */
+final class ClaimQueries {
+
+  private ClaimQueries() {}
+
+  /** How many of the oldest pending rows the first claim pass looks at. */
+  static int scanWindow(int limit) {
+    return Math.max(4 * limit, 200);
+  }
+
+  /** How many aggregates the second claim pass enumerates at most. */
+  static int headScanBound(int limit) {
+    return Math.max(10 * limit, 1000);
+  }
+
+  /** The seqs of the ready messages among the oldest {@link #scanWindow} pending rows. */
+  static SelectForUpdateStep<Record1<Long>> candidates(Set<String> topics, int limit, Instant now) {
+    var o = OUTBOX_MESSAGE.as("o");
+    var older = OUTBOX_MESSAGE.as("older");
+    var window = OUTBOX_MESSAGE.as("w");
+    // Only the oldest scanWindow(limit) pending rows are looked at. Without the bound, a backlog
+    // whose front belongs to a few busy aggregates (all but their oldest message blocked) made
+    // every claim walk the whole backlog: 100,000 pending rows of 10 aggregates cost a second
+    // per claim on PostgreSQL. Heads beyond the window are found by the head scan.
+    Field<Long> windowEnd =
+        DSL.field(
+            select(window.SEQ)
+                .from(window)
+                .where(pending(window))
+                .orderBy(window.SEQ)
+                .limit(1)
+                .offset(scanWindow(limit)));
+    Condition ready =
+        ready(o, topics, now)
+            .and(o.SEQ.lt(DSL.coalesce(windowEnd, DSL.inline(Long.MAX_VALUE))))
+            // The oldest pending message of its aggregate. Not "NOT EXISTS an older pending one":
+            // PostgreSQL turns that into an anti join, and when its statistics say the pending
+            // index is empty (a fresh migration, a burst after a quiet spell) it scans the whole
+            // index for every candidate instead of probing it. A correlated scalar subquery is
+            // never pulled up, so it is always one index probe per candidate.
+            .and(
+                o.SEQ.eq(
+                    select(older.SEQ)
+                        .from(older)
+                        .where(older.AGGREGATE.eq(o.AGGREGATE))
+                        .and(pending(older))
+                        .orderBy(older.SEQ)
+                        .limit(1)));
+    return select(o.SEQ).from(o).where(ready).orderBy(o.SEQ).limit(limit);
+  }
+
+  /**
+   * Which of the aggregate heads {@code heads} are ready, oldest first. A separate statement from
+   * the head scan on purpose: with the recursive query inlined as an {@code IN} subquery,
+   * PostgreSQL sometimes planned it as a nested loop that recomputed every head per outer row.
+   */
+  static SelectForUpdateStep<Record1<Long>> readyAmong(
+      List<Long> heads, Set<String> topics, int limit, Instant now) {
+    var o = OUTBOX_MESSAGE.as("o");
+    return select(o.SEQ)
+        .from(o)
+        .where(ready(o, topics, now))
+        .and(o.SEQ.in(heads))
+        .orderBy(o.SEQ)
+        .limit(limit);
+  }
+
+  /** How the recursive head scan finds one aggregate's oldest pending seq. */
+  enum HeadProbe {
+    /**
+     * The first pending entry at or after the aggregate in (aggregate, seq) order. PostgreSQL plans
+     * {@code min(seq) where aggregate = ?} with a correlated parameter as a walk of the
+     * pending-by-seq index filtered on the aggregate, reading every older row of other aggregates.
+     */
+    FIRST_IN_INDEX_ORDER,
+    /** {@code min(seq) where aggregate = ?}: one index seek on SQLite. */
+    MIN_OF_AGGREGATE
+  }
+
+  /**
+   * The skip scan as a recursive query: it steps from one aggregate to the next with one index
+   * probe each, and takes each aggregate's oldest pending seq with another. Its cost grows with the
+   * number of aggregates it visits, not with the number of pending rows, which is what makes it
+   * cheap exactly when the seq-order window is clogged by a few busy aggregates.
+   */
+  static Select<Record1<Long>> recursiveHeads(int aggregates, HeadProbe probe) {
+    var first = OUTBOX_MESSAGE.as("f");
+    var next = OUTBOX_MESSAGE.as("n");
+    var head = OUTBOX_MESSAGE.as("h");
+    Name agg = DSL.name("agg");
+    Field<String> aggAggregate = DSL.field(DSL.name("agg", "aggregate"), String.class);
+    Field<Integer> aggDepth = DSL.field(DSL.name("agg", "depth"), Integer.class);
+    CommonTableExpression<Record2<String, Integer>> visited =
+        agg.fields("aggregate", "depth")
+            .as(
+                select(
+                        DSL.field(select(min(first.AGGREGATE)).from(first).where(pending(first))),
+                        DSL.inline(1))
+                    .unionAll(
+                        select(
+                                DSL.field(
+                                    select(min(next.AGGREGATE))
+                                        .from(next)
+                                        .where(pending(next))
+                                        .and(next.AGGREGATE.gt(aggAggregate))),
+                                aggDepth.plus(DSL.inline(1)))
+                            .from(DSL.table(agg))
+                            .where(aggAggregate.isNotNull())
+                            .and(aggDepth.lt(DSL.inline(aggregates)))));
+    Field<Long> headSeq =
+        switch (probe) {
+          case FIRST_IN_INDEX_ORDER ->
+              DSL.field(
+                  select(head.SEQ)
+                      .from(head)
+                      .where(head.AGGREGATE.ge(aggAggregate))
+                      .and(pending(head))
+                      .orderBy(head.AGGREGATE, head.SEQ)
+                      .limit(1));
+          case MIN_OF_AGGREGATE ->
+              DSL.field(
+                  select(min(head.SEQ))
+                      .from(head)
+                      .where(head.AGGREGATE.eq(aggAggregate))
+                      .and(pending(head)));
+        };
+    return DSL.withRecursive(visited)
+        .select(headSeq)
+        .from(DSL.table(agg))
+        .where(aggAggregate.isNotNull());
+  }
+
+  /**
+   * The skip scan as {@code min(seq) ... group by aggregate}, which MariaDB and MySQL answer with a
+   * loose index scan ("using index for group-by").
+   */
+  static Select<Record1<Long>> groupedHeads(int aggregates) {
+    var h = OUTBOX_MESSAGE.as("h");
+    return select(min(h.SEQ)).from(h).where(pending(h)).groupBy(h.AGGREGATE).limit(aggregates);
+  }
+
+  /**
+   * Takes the lease of the rows {@code which} selects for {@code lease}, counting one attempt each.
+   * Runs only on rows the dialect has already locked or skipped-locked.
+   */
+  static UpdateConditionStep<OutboxMessageRecord> takeLease(
+      DSLContext ctx, Condition which, OutboxDialect.Lease lease) {
+    return ctx.update(OUTBOX_MESSAGE)
+        .set(OUTBOX_MESSAGE.CLAIM_TOKEN, lease.token())
+        .set(OUTBOX_MESSAGE.LOCKED_UNTIL, lease.until())
+        .set(OUTBOX_MESSAGE.ATTEMPTS, OUTBOX_MESSAGE.ATTEMPTS.plus(1))
+        .where(which);
+  }
+
+  /** Not sent and not dead. */
+  static Condition pending(OutboxMessageTable t) {
+    return t.SENT_AT.isNull().and(t.DEAD_AT.isNull());
+  }
+
+  /** Pending, available, not leased, of one of {@code topics}; not yet "oldest of aggregate". */
+  private static Condition ready(OutboxMessageTable o, Set<String> topics, Instant now) {
+    return pending(o)
+        .and(o.AVAILABLE_AT.le(now))
+        .and(o.LOCKED_UNTIL.isNull().or(o.LOCKED_UNTIL.le(now)))
+        .and(o.TOPIC.in(topics));
+  }
+}

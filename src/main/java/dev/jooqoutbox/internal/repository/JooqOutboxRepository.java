@@ -1,0 +1,221 @@
+package dev.jooqoutbox.internal.repository;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.DeadLetterPage;
+import dev.jooqoutbox.DeadLetterQuery;
+import dev.jooqoutbox.MessageState;
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.OutboxStats;
+import dev.jooqoutbox.PurgeResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.jooq.DSLContext;
+
+/**
+ * The outbox's typed SQL, the entry point of this package: every statement the writer, the inbox,
+ * the relay and the operator API run, as jOOQ DSL over the generated classes, with the locking each
+ * database needs ({@link OutboxDialect}). Not API: applications use {@code Outbox}, {@code Inbox},
+ * {@code OutboxRelay} and {@code OutboxAdmin}.
+ *
+ * <p>Guarantees:
+ *
+ * <ul>
+ *   <li>{@link #claim} hands out only <em>ready</em> messages: not sent, not dead, available, not
+ *       leased, of a requested topic, and with no older pending (not sent, not dead) message of the
+ *       same aggregate. Concurrent claimers on any number of connections or machines never receive
+ *       the same row while its lease holds.
+ *   <li>Every settle ({@link #markSent}, {@link #retryLater}, {@link #deadLetter}, {@link
+ *       #deadLetterExhausted}, {@link #release}) matches the claim token: a relay whose row was
+ *       claimed again by another relay after its lease ran out changes nothing (0 rows is a lost
+ *       race, not an error).
+ *   <li>Dead letters are kept by {@link #purge}; only {@link #requeue} or a deliberate delete
+ *       removes them from the dead letters.
+ * </ul>
+ *
+ * <p>Thread-safe; holds no state beyond its {@code DSLContext}. Statements outside a caller's
+ * transaction run in their own transaction (autocommit).
+ */
+public final class JooqOutboxRepository {
+
+  private final DSLContext dsl;
+  private final OutboxDialect dialect;
+  private final MessageStore store;
+  private final MessageClaimer claimer;
+  private final MessageSettler settler;
+  private final DeadLetterQueries deadLetters;
+  private final BacklogQueries backlog;
+  private final Purger purger;
+
+  /** Jackson's defaults for headers and payloads; thread-safe once built, so shared. */
+  private static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper();
+
+  /** A repository on {@code dsl} with Jackson's default object mapper. */
+  public JooqOutboxRepository(DSLContext dsl) {
+    this(dsl, DEFAULT_MAPPER);
+  }
+
+  /**
+   * @param dsl where relay-side and operator statements run; each runs in its own transaction
+   * @param mapper reads and writes headers, and is handed to messages for {@link
+   *     OutboxMessage#payloadAs}
+   */
+  public JooqOutboxRepository(DSLContext dsl, ObjectMapper mapper) {
+    this.dsl = Objects.requireNonNull(dsl, "dsl");
+    this.dialect = OutboxDialect.of(dsl.dialect());
+    MessageRows rows = new MessageRows(Objects.requireNonNull(mapper, "mapper"));
+    this.store = new MessageStore(dialect, rows);
+    this.settler = new MessageSettler(dsl);
+    this.claimer = new MessageClaimer(dsl, dialect, rows, settler);
+    this.deadLetters = new DeadLetterQueries(dsl);
+    this.backlog = new BacklogQueries(dsl);
+    this.purger = new Purger(dsl, dialect);
+  }
+
+  // ---------------------------------------------------------------- writer and inbox
+
+  /**
+   * Inserts {@code message} on the caller's transaction {@code tx}, unless its id is already
+   * stored. Never aborts the caller's transaction on a duplicate id.
+   *
+   * @return true when inserted, false when a row with this id already exists
+   */
+  public boolean insert(DSLContext tx, NewMessage message) {
+    return store.insert(tx, message);
+  }
+
+  /** The stored content of message {@code id}, read on {@code tx}, for an idempotency check. */
+  public Optional<NewMessage> findStored(DSLContext tx, String id) {
+    return store.findStored(tx, id);
+  }
+
+  /** Makes relays wake when {@code tx} commits, where the database can tell them. */
+  public void notifyRelays(DSLContext tx, String topic) {
+    dialect.notifyRelays(tx, topic);
+  }
+
+  /**
+   * Records that {@code consumer} handles {@code messageId}, on the consumer's transaction. Needs
+   * no repository instance (and no object mapper): the inbox has no settings.
+   *
+   * @return true when recorded now, false when it was already recorded
+   */
+  public static boolean recordSeen(DSLContext tx, String consumer, String messageId, Instant now) {
+    return new InboxStore(OutboxDialect.of(tx.dialect())).recordSeen(tx, consumer, messageId, now);
+  }
+
+  // ---------------------------------------------------------------- relay
+
+  /**
+   * Claims up to {@code limit} ready messages of {@code topics} in {@code seq} order, leasing them
+   * to {@code claimToken} until {@code now + lease} and counting one attempt each. The returned
+   * messages carry the new attempt count, in {@code seq} order. A claimed row that cannot become a
+   * message is dead-lettered at once and left out, so the list may be shorter than the rows taken.
+   */
+  public List<OutboxMessage> claim(
+      Set<String> topics, int limit, Duration lease, String claimToken, Instant now) {
+    return claimer.claim(topics, limit, lease, claimToken, now);
+  }
+
+  /**
+   * Marks the claimed rows {@code seqs} sent, in one statement; returns how many it still owned.
+   */
+  public int markSent(String claimToken, Collection<Long> seqs, Instant now) {
+    return settler.markSent(claimToken, seqs, now);
+  }
+
+  /** Records a failed attempt; the row is claimable again at {@code nextAttemptAt}. */
+  public boolean retryLater(String claimToken, long seq, String error, Instant nextAttemptAt) {
+    return settler.retryLater(claimToken, seq, error, nextAttemptAt);
+  }
+
+  /** Dead-letters the row after its last failed attempt, with {@code error}. */
+  public boolean deadLetter(String claimToken, long seq, String error, Instant now) {
+    return settler.deadLetter(claimToken, seq, error, now);
+  }
+
+  /**
+   * Dead-letters a row whose attempts were used up by crashes or expired leases, without running
+   * it. The claim that found it counted one more attempt than it made, so the count is set back to
+   * {@code maxAttempts}.
+   */
+  public boolean deadLetterExhausted(
+      String claimToken, long seq, int maxAttempts, String error, Instant now) {
+    return settler.deadLetterExhausted(claimToken, seq, maxAttempts, error, now);
+  }
+
+  /**
+   * Gives back claimed rows that were not handled, and the attempt their claim counted, so another
+   * relay delivers them at once without using an attempt. Returns how many were released.
+   */
+  public int release(String claimToken, Collection<Long> seqs) {
+    return settler.release(claimToken, seqs);
+  }
+
+  /**
+   * A listener that calls {@code onNotification} when a writer commits, or null where the database
+   * has no notifications.
+   */
+  public WakeupListener wakeupListener(Runnable onNotification, Duration reconnectDelay) {
+    return dialect.wakeupListener(
+        dsl.configuration().connectionProvider(), onNotification, reconnectDelay);
+  }
+
+  // ---------------------------------------------------------------- operator
+
+  /** Deletes sent messages and inbox rows older than {@code cutoff}, {@code batchSize} a time. */
+  public PurgeResult purge(Instant cutoff, int batchSize) {
+    return purger.purge(cutoff, batchSize);
+  }
+
+  /** Totals over every topic, from one read of the table. */
+  public OutboxStats stats(Instant now) {
+    return OutboxStats.sum(statsByTopic(now).values());
+  }
+
+  /** Statistics per topic, sorted by topic. Reads every row once: for operators, not gauges. */
+  public Map<String, OutboxStats> statsByTopic(Instant now) {
+    return backlog.statsByTopic(now);
+  }
+
+  /** The pending count, for a gauge. */
+  public long pendingCount() {
+    return backlog.pendingCount();
+  }
+
+  /** Age of the oldest pending message at {@code now}; {@link Duration#ZERO} when none. */
+  public Duration oldestPendingAge(Instant now) {
+    return backlog.oldestPendingAge(now);
+  }
+
+  /** The dead-letter count, for a gauge or a health check. */
+  public long deadCount() {
+    return backlog.deadCount();
+  }
+
+  public DeadLetterPage deadLetters(DeadLetterQuery query) {
+    return deadLetters.deadLetters(query);
+  }
+
+  /** Requeues dead letter {@code id}; false when no dead letter has this id. */
+  public boolean requeue(String id, Instant now) {
+    return deadLetters.requeue(DeadLetterQueries.byId(id), now) == 1;
+  }
+
+  public int requeueTopic(String topic, Instant now) {
+    return deadLetters.requeue(DeadLetterQueries.byTopic(topic), now);
+  }
+
+  public int requeueAll(Instant now) {
+    return deadLetters.requeue(DeadLetterQueries.any(), now);
+  }
+
+  public Optional<MessageState> message(String id, Instant now) {
+    return deadLetters.message(id, now);
+  }
+}

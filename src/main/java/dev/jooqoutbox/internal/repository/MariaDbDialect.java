@@ -1,0 +1,95 @@
+package dev.jooqoutbox.internal.repository;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.InsertSetMoreStep;
+import org.jooq.Record;
+import org.jooq.Record1;
+import org.jooq.ResultQuery;
+import org.jooq.Select;
+import org.jooq.SelectConditionStep;
+import org.jooq.SelectForUpdateStep;
+import org.jooq.Table;
+import org.jooq.exception.IntegrityConstraintViolationException;
+
+/**
+ * MariaDB 10.6+ and MySQL 8: {@code SELECT ... FOR UPDATE SKIP LOCKED}, then {@code UPDATE} in the
+ * same transaction. They have no {@code UPDATE ... RETURNING} (jOOQ would emulate it as an upsert,
+ * which is not a claim), refuse {@code LIMIT} inside an {@code IN} subquery, and have no
+ * notifications (relays poll).
+ */
+final class MariaDbDialect implements OutboxDialect {
+
+  static final MariaDbDialect INSTANCE = new MariaDbDialect();
+
+  private MariaDbDialect() {}
+
+  @Override
+  public <T> T claimTransaction(DSLContext dsl, Function<DSLContext, T> work) {
+    return dsl.transactionResult(
+        tx -> {
+          // Read committed: no gap locks that would block concurrent writers' inserts. Plain SQL:
+          // jOOQ has no statement for it. Without SESSION it applies to this transaction only, so
+          // the pooled connection keeps its own level whatever the pool does on return.
+          tx.dsl().execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+          return work.apply(tx.dsl());
+        });
+  }
+
+  @Override
+  public List<Record> lease(
+      DSLContext tx, SelectForUpdateStep<Record1<Long>> candidates, Lease lease) {
+    List<Long> seqs = tx.fetchValues(candidates.forUpdate().skipLocked());
+    if (seqs.isEmpty()) {
+      return new ArrayList<>();
+    }
+    ClaimQueries.takeLease(tx, OUTBOX_MESSAGE.SEQ.in(seqs), lease).execute();
+    return new ArrayList<>(
+        tx.select(MessageRows.FIELDS)
+            .from(OUTBOX_MESSAGE)
+            .where(OUTBOX_MESSAGE.SEQ.in(seqs))
+            .fetch());
+  }
+
+  @Override
+  public Select<Record1<Long>> headSeqs(int aggregates) {
+    // They cannot seek a correlated range in the recursive form and would scan the index once per
+    // aggregate; a loose index scan of (aggregate, sent_at, dead_at, seq) visits each once.
+    return ClaimQueries.groupedHeads(aggregates);
+  }
+
+  @Override
+  public boolean insertIfAbsent(
+      InsertSetMoreStep<?> insert, Field<?>[] uniqueKey, IsStored isStored) {
+    // INSERT IGNORE would also turn real errors into warnings. A duplicate-key error rolls back
+    // only this statement; the caller's transaction goes on.
+    try {
+      return insert.execute() == 1;
+    } catch (IntegrityConstraintViolationException duplicate) {
+      if (isStored.check()) {
+        return false;
+      }
+      throw duplicate;
+    }
+  }
+
+  @Override
+  public <R extends Record> ResultQuery<R> readCommitted(SelectConditionStep<R> select) {
+    // The default REPEATABLE READ serves a plain SELECT from the snapshot of the transaction's
+    // first read, which can predate the commit of the row the insert collided with; a locking read
+    // sees the latest committed row.
+    return select.forShare();
+  }
+
+  @Override
+  public int deleteBatch(
+      DSLContext dsl, Table<?> table, Field<?>[] key, Condition which, int batchSize) {
+    return dsl.deleteFrom(table).where(which).limit(batchSize).execute();
+  }
+}

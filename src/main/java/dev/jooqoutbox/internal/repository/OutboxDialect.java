@@ -1,0 +1,125 @@
+package dev.jooqoutbox.internal.repository;
+
+import static org.jooq.impl.DSL.row;
+import static org.jooq.impl.DSL.select;
+
+import dev.jooqoutbox.OutboxException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Function;
+import org.jooq.Condition;
+import org.jooq.ConnectionProvider;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.InsertSetMoreStep;
+import org.jooq.Record;
+import org.jooq.Record1;
+import org.jooq.ResultQuery;
+import org.jooq.SQLDialect;
+import org.jooq.Select;
+import org.jooq.SelectConditionStep;
+import org.jooq.SelectForUpdateStep;
+import org.jooq.Table;
+
+/**
+ * Everything in which the supported databases differ for the outbox, one implementation per
+ * database, picked once from the jOOQ dialect (as db-scheduler's {@code JdbcCustomization}). The
+ * repository's classes ask this interface and never the dialect itself; no other class tests which
+ * database it runs on.
+ */
+interface OutboxDialect {
+
+  /** The implementation for {@code dialect}. */
+  static OutboxDialect of(SQLDialect dialect) {
+    return switch (dialect.family()) {
+      case POSTGRES -> PostgresDialect.INSTANCE;
+      case MARIADB, MYSQL -> MariaDbDialect.INSTANCE;
+      case SQLITE -> SqliteDialect.INSTANCE;
+      default ->
+          throw new OutboxException(
+              "jooq-outbox supports PostgreSQL, MariaDB/MySQL and SQLite, not " + dialect);
+    };
+  }
+
+  // ---------------------------------------------------------------- claim
+
+  /**
+   * Runs the statements of one claim ({@code work} gets the context to run them on) as the database
+   * needs them to run: in autocommit (PostgreSQL, each lease is one atomic statement), in a READ
+   * COMMITTED transaction (MariaDB), or under the write lock (SQLite).
+   */
+  <T> T claimTransaction(DSLContext dsl, Function<DSLContext, T> work);
+
+  /**
+   * Leases the rows {@code candidates} selects, skipping rows another claim holds locked, and
+   * returns them with {@link MessageRows#FIELDS}, in any order.
+   */
+  List<Record> lease(DSLContext tx, SelectForUpdateStep<Record1<Long>> candidates, Lease lease);
+
+  /**
+   * The seq of the oldest pending message of up to {@code aggregates} aggregates, with one or two
+   * index probes per aggregate (never a walk of all pending rows).
+   */
+  Select<Record1<Long>> headSeqs(int aggregates);
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Runs {@code insert} unless a row with the same unique key exists, without failing the caller's
+   * transaction on a duplicate.
+   *
+   * @param isStored tells, after a duplicate-key error, whether the row now exists (so that other
+   *     integrity errors, which some databases report with the same SQLSTATE, still fail)
+   * @return true when inserted
+   */
+  default boolean insertIfAbsent(
+      InsertSetMoreStep<?> insert, Field<?>[] uniqueKey, IsStored isStored) {
+    // ON CONFLICT DO NOTHING: no statement fails, so the caller's transaction stays usable.
+    return insert.onConflict(uniqueKey).doNothing().execute() == 1;
+  }
+
+  /** Reads the row a duplicate insert collided with, so that the read sees its latest commit. */
+  default <R extends Record> ResultQuery<R> readCommitted(SelectConditionStep<R> select) {
+    return select; // a new snapshot per statement (READ COMMITTED), or a single writer
+  }
+
+  /**
+   * Deletes up to {@code batchSize} rows of {@code table} matching {@code which}, in one statement;
+   * {@code key} identifies a row.
+   *
+   * @return how many rows were deleted
+   */
+  default int deleteBatch(
+      DSLContext dsl, Table<?> table, Field<?>[] key, Condition which, int batchSize) {
+    return dsl.deleteFrom(table)
+        .where(row(key).in(select(key).from(table).where(which).limit(batchSize)))
+        .execute();
+  }
+
+  // ---------------------------------------------------------------- wake-up
+
+  /**
+   * Whatever makes relays wake when the writer's transaction {@code tx} commits (PostgreSQL: {@code
+   * NOTIFY}, delivered at commit only); nothing where the database cannot.
+   */
+  default void notifyRelays(DSLContext tx, String topic) {}
+
+  /**
+   * A listener that calls {@code onNotification} when a writer's transaction commits, on a
+   * connection of its own; null where the database has no notifications (relays then poll).
+   */
+  default WakeupListener wakeupListener(
+      ConnectionProvider connections, Runnable onNotification, Duration reconnectDelay) {
+    return null;
+  }
+
+  /** A claim token and the end of its lease. */
+  record Lease(String token, Instant until) {}
+
+  /** Whether a row with the key of a refused insert exists. */
+  @FunctionalInterface
+  interface IsStored {
+    boolean check();
+  }
+}

@@ -1,4 +1,0 @@
-package dev.jooqoutbox.repository;
-
-/** How many rows a purge deleted: sent outbox rows and inbox rows. Dead letters are kept. */
-public record PurgeResult(long outboxDeleted, long inboxDeleted) {}

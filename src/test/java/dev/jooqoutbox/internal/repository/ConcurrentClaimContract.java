@@ -1,0 +1,274 @@
+package dev.jooqoutbox.internal.repository;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import org.jooq.JSON;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Several claimers, each on its own connection (and on SQLite also in a second process), drain a
+ * backlog together: no message is claimed twice, none is lost, and per aggregate the claims come in
+ * {@code seq} order.
+ *
+ * <p>Claim order is taken from {@link System#nanoTime()}, read after a claim returns and before its
+ * mark: the next message of an aggregate cannot be claimed before that mark. On Linux nanoTime is
+ * {@code CLOCK_MONOTONIC}, one clock for every process on the machine, so the second process's
+ * times compare with ours.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class ConcurrentClaimContract {
+
+  private static final int MESSAGES = 10_000;
+  private static final int AGGREGATES = 100;
+  private static final int THREADS = 4;
+  private static final int BATCH = 25;
+  private static final String TOPIC = "load";
+  private static final Duration LEASE = Duration.ofMinutes(5);
+
+  private final TestDatabase.Kind kind;
+  private final boolean secondProcess;
+  private TestDatabase db;
+
+  ConcurrentClaimContract(TestDatabase.Kind kind, boolean secondProcess) {
+    this.kind = kind;
+    this.secondProcess = secondProcess;
+  }
+
+  @BeforeAll
+  void createDatabase() {
+    db = TestDatabase.migrated(kind);
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void emptyTables() {
+    db.truncate();
+  }
+
+  @Test
+  void claimersDrainABacklogWithoutOverlapLossOrReordering(@TempDir Path dir) throws Exception {
+    Map<Long, String> aggregateOfSeq = insertBacklog();
+    ConcurrentLinkedQueue<Claim> claims = new ConcurrentLinkedQueue<>();
+
+    Process process = null;
+    Path processOutput = dir.resolve("claims.txt");
+    if (secondProcess) {
+      process = startClaimerProcess(processOutput);
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Integer>> claimers = new ArrayList<>();
+      for (int t = 0; t < THREADS; t++) {
+        String name = "thread-" + t;
+        claimers.add(pool.submit(claimer(name, start, claims)));
+      }
+      start.countDown();
+      for (Future<Integer> claimer : claimers) {
+        claimer.get(60, TimeUnit.SECONDS);
+      }
+      if (process != null) {
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("second process ended").isTrue();
+        assertThat(process.exitValue()).isZero();
+        claims.addAll(readProcessClaims(processOutput));
+      }
+    } finally {
+      pool.shutdownNow();
+      if (process != null) {
+        process.destroyForcibly();
+      }
+    }
+
+    List<Claim> all = new ArrayList<>(claims);
+    // None claimed twice, none lost.
+    assertThat(all).hasSize(MESSAGES);
+    assertThat(all.stream().map(Claim::seq).collect(Collectors.toSet()))
+        .isEqualTo(aggregateOfSeq.keySet());
+    for (Claim claim : all) {
+      assertThat(claim.aggregate()).isEqualTo(aggregateOfSeq.get(claim.seq()));
+    }
+    assertThat(
+            db.dsl()
+                .fetchCount(
+                    OUTBOX_MESSAGE,
+                    OUTBOX_MESSAGE.SENT_AT.isNull().or(OUTBOX_MESSAGE.ATTEMPTS.ne(1))))
+        .as("rows not sent exactly once")
+        .isZero();
+
+    // Per aggregate, claims in seq order.
+    Map<String, List<Claim>> byAggregate =
+        all.stream().collect(Collectors.groupingBy(Claim::aggregate));
+    assertThat(byAggregate).hasSize(AGGREGATES);
+    for (Map.Entry<String, List<Claim>> entry : byAggregate.entrySet()) {
+      List<Claim> inClaimOrder = new ArrayList<>(entry.getValue());
+      inClaimOrder.sort(Comparator.comparingLong(Claim::nanoTime));
+      List<Long> seqs = inClaimOrder.stream().map(Claim::seq).toList();
+      assertThat(seqs).as("claim order of aggregate %s", entry.getKey()).isSorted();
+      // One message of an aggregate per batch: the next is not ready while this one is pending.
+      assertThat(inClaimOrder.stream().map(Claim::nanoTime).distinct().count())
+          .as("batches with more than one message of aggregate %s", entry.getKey())
+          .isEqualTo(seqs.size());
+    }
+
+    // Claimers really ran side by side: several threads, and the second process when there is one.
+    // Not "every thread": SQLite's busy handler promises no fairness between waiting connections,
+    // so one thread may lose every race for the write lock in a short drain.
+    Set<String> claimers = all.stream().map(Claim::claimer).collect(Collectors.toSet());
+    assertThat(claimers.stream().filter(c -> c.startsWith("thread-")).count())
+        .as("threads that claimed: %s", claimers)
+        .isGreaterThanOrEqualTo(2);
+    if (secondProcess) {
+      assertThat(claimers).as("claimers").contains("process");
+    }
+  }
+
+  private Callable<Integer> claimer(
+      String name, CountDownLatch start, ConcurrentLinkedQueue<Claim> claims) {
+    return () -> {
+      JooqOutboxRepository repository = new JooqOutboxRepository(db.dsl());
+      start.await();
+      int batches = 0;
+      while (true) {
+        String token = name + "-" + batches;
+        List<OutboxMessage> batch =
+            repository.claim(Set.of(TOPIC), BATCH, LEASE, token, Instant.now());
+        if (batch.isEmpty()) {
+          if (repository.pendingCount() == 0) {
+            return batches;
+          }
+          // Every ready head is leased by another claimer: it marks its batch in a moment.
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+          continue;
+        }
+        long at = System.nanoTime();
+        for (OutboxMessage m : batch) {
+          claims.add(new Claim(m.seq(), m.aggregate(), name, at));
+        }
+        int marked =
+            repository.markSent(
+                token, batch.stream().map(OutboxMessage::seq).toList(), Instant.now());
+        assertThat(marked).isEqualTo(batch.size());
+        batches++;
+      }
+    };
+  }
+
+  /** Inserts the backlog in a few multi-row statements; returns the aggregate of each seq. */
+  private Map<Long, String> insertBacklog() {
+    Random random = new Random(42);
+    Instant created = Instant.now().minusSeconds(60);
+    db.dsl()
+        .transaction(
+            tx -> {
+              for (int from = 0; from < MESSAGES; from += 500) {
+                var insert =
+                    tx.dsl()
+                        .insertInto(
+                            OUTBOX_MESSAGE,
+                            OUTBOX_MESSAGE.ID,
+                            OUTBOX_MESSAGE.AGGREGATE,
+                            OUTBOX_MESSAGE.TOPIC,
+                            OUTBOX_MESSAGE.PAYLOAD,
+                            OUTBOX_MESSAGE.CREATED_AT,
+                            OUTBOX_MESSAGE.AVAILABLE_AT,
+                            OUTBOX_MESSAGE.ATTEMPTS);
+                for (int i = from; i < Math.min(from + 500, MESSAGES); i++) {
+                  insert =
+                      insert.values(
+                          DSL.val("m-" + i),
+                          DSL.val("agg-" + random.nextInt(AGGREGATES)),
+                          DSL.val(TOPIC),
+                          DSL.val(JSON.json("{\"i\":" + i + "}")),
+                          DSL.val(created),
+                          DSL.val(created),
+                          DSL.val(0));
+                }
+                insert.execute();
+              }
+            });
+    Map<Long, String> aggregateOfSeq = new HashMap<>();
+    db.dsl()
+        .select(OUTBOX_MESSAGE.SEQ, OUTBOX_MESSAGE.AGGREGATE)
+        .from(OUTBOX_MESSAGE)
+        .forEach(r -> aggregateOfSeq.put(r.value1(), r.value2()));
+    assertThat(aggregateOfSeq).hasSize(MESSAGES);
+    assertThat(new HashSet<>(aggregateOfSeq.values())).hasSize(AGGREGATES);
+    return aggregateOfSeq;
+  }
+
+  private Process startClaimerProcess(Path output) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                ClaimerProcess.class.getName(),
+                db.url(),
+                output.toString(),
+                Integer.toString(BATCH),
+                TOPIC)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    BufferedReader stdout =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    // Blocks until the process has claimed its first batch: a cold JVM would otherwise often find
+    // the backlog drained by the warm threads, and the test would prove nothing across processes.
+    String line;
+    do {
+      line = stdout.readLine();
+    } while (line != null && !line.equals("CLAIMED"));
+    assertThat(line).as("CLAIMED line of the claimer process").isEqualTo("CLAIMED");
+    return process;
+  }
+
+  private static List<Claim> readProcessClaims(Path output) throws IOException {
+    List<Claim> claims = new ArrayList<>();
+    for (String line : Files.readAllLines(output)) {
+      String[] parts = line.split(" ");
+      claims.add(
+          new Claim(Long.parseLong(parts[0]), parts[1], "process", Long.parseLong(parts[2])));
+    }
+    return claims;
+  }
+
+  record Claim(long seq, String aggregate, String claimer, long nanoTime) {}
+}

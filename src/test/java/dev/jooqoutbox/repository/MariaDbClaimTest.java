@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class MariaDbClaimTest extends ClaimContract {
-  MariaDbClaimTest() {
-    super(TestDatabase.Kind.MARIADB);
-  }
-}

@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class MariaDbConcurrentClaimTest extends ConcurrentClaimContract {
-  MariaDbConcurrentClaimTest() {
-    super(TestDatabase.Kind.MARIADB, false);
-  }
-}

@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class MariaDbSettleTest extends SettleContract {
-  MariaDbSettleTest() {
-    super(TestDatabase.Kind.MARIADB);
-  }
-}

@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class PostgresClaimTest extends ClaimContract {
-  PostgresClaimTest() {
-    super(TestDatabase.Kind.POSTGRES);
-  }
-}

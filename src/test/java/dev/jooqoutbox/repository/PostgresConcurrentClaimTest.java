@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class PostgresConcurrentClaimTest extends ConcurrentClaimContract {
-  PostgresConcurrentClaimTest() {
-    super(TestDatabase.Kind.POSTGRES, false);
-  }
-}

@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class PostgresSettleTest extends SettleContract {
-  PostgresSettleTest() {
-    super(TestDatabase.Kind.POSTGRES);
-  }
-}

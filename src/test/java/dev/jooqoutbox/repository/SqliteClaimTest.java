@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class SqliteClaimTest extends ClaimContract {
-  SqliteClaimTest() {
-    super(TestDatabase.Kind.SQLITE);
-  }
-}

@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class SqliteConcurrentClaimTest extends ConcurrentClaimContract {
-  SqliteConcurrentClaimTest() {
-    super(TestDatabase.Kind.SQLITE, true);
-  }
-}

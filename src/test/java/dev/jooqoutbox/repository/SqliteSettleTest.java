@@ -1,9 +1,0 @@
-package dev.jooqoutbox.repository;
-
-import dev.jooqoutbox.testing.TestDatabase;
-
-class SqliteSettleTest extends SettleContract {
-  SqliteSettleTest() {
-    super(TestDatabase.Kind.SQLITE);
-  }
-}
