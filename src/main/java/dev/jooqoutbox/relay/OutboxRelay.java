@@ -5,6 +5,7 @@ import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.internal.relay.CurrentMessage;
 import dev.jooqoutbox.internal.relay.RelayConfig;
 import dev.jooqoutbox.internal.relay.RelayEngine;
+import dev.jooqoutbox.internal.relay.SyncHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,20 +26,25 @@ import org.jooq.impl.DSL;
  * Delivers outbox messages to the handlers of their topics: at least once, in {@code seq} order per
  * aggregate, across any number of relays on one database.
  *
- * <p>Each cycle claims a batch of ready messages (only of the topics this relay has handlers for),
- * runs the handlers on up to {@code handlerConcurrency} threads, and settles: successes are marked
- * sent in one statement at the end of the batch, failures are retried with backoff or dead-lettered
- * after {@code maxAttempts}. A claimed batch never holds two messages of one aggregate (the claim
- * takes only the oldest pending message of each), so the handlers of a batch are independent and
- * may run in parallel.
+ * <p>A producer thread claims runs of ready messages (up to {@code maxRun} consecutive messages of
+ * one aggregate, only of the topics this relay has handlers for) whenever the in-flight window
+ * ({@code maxInFlight}) has room. Each aggregate's run is a lane: its messages are handled one
+ * after the other in seq order, while the lanes of different aggregates run in parallel on {@code
+ * handlerConcurrency} threads (asynchronous handlers keep many lanes in flight without holding a
+ * thread). Outcomes are written in small batches as they arrive; a slow handler holds only its own
+ * lane. When a message fails, its lane stops: the message is retried with backoff (blocking its
+ * aggregate) and the rest of the run is given back without using an attempt.
+ *
+ * <p>While messages are in flight the relay extends their lease before it runs out, so a slow but
+ * alive handler is not delivered twice; a handler past {@code maxHandlingTime} is interrupted and
+ * fails its attempt. Backlog gauges and the purge run on a thread of their own.
  *
  * <p>What can repeat: a crash (or a lost database connection) after a handler returned and before
- * the batch was marked sent delivers that batch's handled messages again, at most one batch per
- * crash. Use {@link dev.jooqoutbox.Inbox} for exactly-once effects.
+ * its outcome was written delivers that message again, at most the in-flight window per crash. Use
+ * {@link dev.jooqoutbox.Inbox} for exactly-once effects.
  *
- * <p>Database errors in the loop are logged and retried with backoff; the worker thread does not
- * die from them. Memory is bounded by one batch: nothing is queued in memory beyond what was
- * claimed.
+ * <p>Database errors are logged and retried with backoff; no thread dies from them. Memory is
+ * bounded by the in-flight window.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -109,8 +115,12 @@ public final class OutboxRelay implements AutoCloseable {
    */
   public static final class Builder {
     private final DSLContext dsl;
-    private final Map<String, OutboxHandler> handlers = new LinkedHashMap<>();
+    private final Map<String, AsyncOutboxHandler> handlers = new LinkedHashMap<>();
     private int batchSize = 100;
+    private int maxRun = 10;
+    private int maxInFlight = 500;
+    private Duration maxHandlingTime = Duration.ofMinutes(5);
+    private Duration gaugeInterval = Duration.ofSeconds(5);
     private Duration pollInterval = Duration.ofMillis(500);
     private Duration lease = Duration.ofSeconds(30);
     private int maxAttempts = 10;
@@ -118,7 +128,7 @@ public final class OutboxRelay implements AutoCloseable {
     private Duration backoffMax = Duration.ofMinutes(5);
     private Duration retention = Duration.ofDays(7);
     private Duration purgeInterval = Duration.ofHours(1);
-    private int handlerConcurrency = 1;
+    private int handlerConcurrency = 4;
     private Duration shutdownTimeout = Duration.ofSeconds(30);
     private Clock clock = Clock.systemUTC();
     private Supplier<String> claimTokens = () -> UUID.randomUUID().toString();
@@ -130,22 +140,71 @@ public final class OutboxRelay implements AutoCloseable {
       this.dsl = Objects.requireNonNull(dsl, "dsl");
     }
 
-    /** Registers the handler of {@code topic}. Only topics with a handler are claimed. */
+    /**
+     * Registers the handler of {@code topic}: it runs on one of the relay's handler threads, and
+     * returning marks the message sent. Only topics with a handler are claimed.
+     */
     public Builder handler(String topic, OutboxHandler handler) {
+      return register(topic, new SyncHandler(Objects.requireNonNull(handler, "handler")));
+    }
+
+    /**
+     * Registers an asynchronous handler of {@code topic}: the message is sent when its stage
+     * completes normally. The relay keeps many such messages in flight (see {@link #maxInFlight}),
+     * one at a time per aggregate. For publishers to brokers.
+     */
+    public Builder asyncHandler(String topic, AsyncOutboxHandler handler) {
+      return register(topic, Objects.requireNonNull(handler, "handler"));
+    }
+
+    private Builder register(String topic, AsyncOutboxHandler handler) {
       if (topic == null || !TOPIC.matcher(topic).matches()) {
         throw new IllegalArgumentException(
             "handler topic must be 1-255 characters of A-Z a-z 0-9 . _ : -, was " + topic);
       }
-      Objects.requireNonNull(handler, "handler");
       if (handlers.putIfAbsent(topic, handler) != null) {
         throw new IllegalArgumentException("a handler for topic " + topic + " is already set");
       }
       return this;
     }
 
-    /** Messages claimed per cycle (1-10000). Default 100. */
+    /** Most messages one claim takes (1-10000). Default 100. */
     public Builder batchSize(int batchSize) {
       this.batchSize = batchSize;
+      return this;
+    }
+
+    /**
+     * Most consecutive messages of one aggregate a claim takes as one lane (1-10000), delivered in
+     * seq order, one after the other. More serves a few busy aggregates faster; 1 claims only the
+     * oldest pending message of each. Default 10.
+     */
+    public Builder maxRun(int maxRun) {
+      this.maxRun = maxRun;
+      return this;
+    }
+
+    /**
+     * Most messages claimed and not yet settled at once (1-1000000): bounds the relay's memory and
+     * what a crash can deliver twice. The relay claims again as soon as there is room. Default 500.
+     */
+    public Builder maxInFlight(int maxInFlight) {
+      this.maxInFlight = maxInFlight;
+      return this;
+    }
+
+    /**
+     * Longest a handler may run (or an asynchronous handler's stage stay incomplete): past it the
+     * handler thread is interrupted and the attempt fails. Default 5 minutes.
+     */
+    public Builder maxHandlingTime(Duration maxHandlingTime) {
+      this.maxHandlingTime = maxHandlingTime;
+      return this;
+    }
+
+    /** How often the backlog gauges are read from the database. Default 5 s. */
+    public Builder gaugeInterval(Duration gaugeInterval) {
+      this.gaugeInterval = gaugeInterval;
       return this;
     }
 
@@ -156,8 +215,9 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
-     * How long a claim owns its messages. A handler running longer counts as failed; no new handler
-     * of a batch starts after half of it. Default 30 s.
+     * How long a claim owns its messages before another relay may take them. The relay extends the
+     * lease of its messages in flight before half of it is left, so it bounds how long a crashed
+     * relay's messages wait, not how long a handler may run. Default 30 s.
      */
     public Builder lease(Duration lease) {
       this.lease = lease;
@@ -189,7 +249,10 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
-    /** Handlers run in parallel for messages of different aggregates (at least 1). Default 1. */
+    /**
+     * Handler threads: lanes of different aggregates run in parallel on them (1-1000). A hung
+     * handler occupies one until the maximum handling time. Default 4.
+     */
     public Builder handlerConcurrency(int handlerConcurrency) {
       this.handlerConcurrency = handlerConcurrency;
       return this;
@@ -243,6 +306,8 @@ public final class OutboxRelay implements AutoCloseable {
                   dsl,
                   handlers,
                   batchSize,
+                  maxRun,
+                  maxInFlight,
                   pollInterval,
                   lease,
                   maxAttempts,
@@ -251,6 +316,8 @@ public final class OutboxRelay implements AutoCloseable {
                   retention,
                   purgeInterval,
                   handlerConcurrency,
+                  maxHandlingTime,
+                  gaugeInterval,
                   shutdownTimeout,
                   clock,
                   claimTokens,

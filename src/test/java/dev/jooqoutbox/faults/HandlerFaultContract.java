@@ -127,6 +127,9 @@ abstract class HandlerFaultContract {
                   throw new IllegalArgumentException("poison pill, attempt " + m.attempt());
                 })
             .lease(LEASE)
+            // The hung call counts as failed once it passes the maximum handling time (the
+            // heartbeat would keep its lease otherwise).
+            .maxHandlingTime(LEASE)
             .batchSize(10)
             .handlerConcurrency(2)
             .maxAttempts(MAX_ATTEMPTS)
@@ -191,7 +194,7 @@ abstract class HandlerFaultContract {
       assertThat(Faults.messages(log))
           .anyMatch(m -> m.contains("java.lang.OutOfMemoryError: simulated"))
           .anyMatch(m -> m.contains("IllegalStateException: simulated failure"))
-          .anyMatch(m -> m.contains("ran past the lease"))
+          .anyMatch(m -> m.contains("ran past the maximum handling time"))
           .anyMatch(m -> m.contains("dead-lettered") && m.contains("poison pill"));
 
       // The hung call ended late; its result settled nothing, and the worker still delivers.

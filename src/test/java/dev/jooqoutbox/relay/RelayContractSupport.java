@@ -75,7 +75,9 @@ abstract class RelayContractSupport {
 
   /**
    * A relay builder on the test database and the mutable clock, polling every 20 ms, without LISTEN
-   * (so writes of other tests on the same PostgreSQL server cannot wake it).
+   * (so writes of other tests on the same PostgreSQL server cannot wake it), with one handler
+   * thread and runs of one message: handlers then run one at a time in claim (seq) order, which the
+   * assertions of these contracts spell out. Tests of lanes and concurrency set both.
    */
   OutboxRelay.Builder relay() {
     return relay(clock);
@@ -85,7 +87,9 @@ abstract class RelayContractSupport {
     return OutboxRelay.builder(dsl)
         .clock(relayClock)
         .listen(false)
-        .pollInterval(Duration.ofMillis(20));
+        .pollInterval(Duration.ofMillis(20))
+        .handlerConcurrency(1)
+        .maxRun(1);
   }
 
   /** Registers {@code relay} to be closed after the test. */

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 
 /**
  * Relay metrics on a Micrometer registry. Each meter is registered once, on first use, and removed
@@ -22,6 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>{@code outbox.relay.messages} (counter; tags {@code topic}, {@code result} = sent, failed,
  *       dead)
+ *   <li>{@code outbox.relay.late} (counter; tag {@code topic}): successes settled after their lease
+ *       had run out
+ *   <li>{@code outbox.relay.timeouts} (counter; tag {@code topic}): handlers interrupted after the
+ *       maximum handling time
+ *   <li>{@code outbox.relay.in.flight} (gauge, messages): claimed and not yet settled
  *   <li>{@code outbox.relay.handler} (timer; tag {@code topic})
  *   <li>{@code outbox.relay.claim} (timer)
  *   <li>{@code outbox.relay.batch.size} (distribution summary)
@@ -94,6 +100,37 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
   @Override
   public void deadLettered(String topic) {
     messages(topic, "dead").increment();
+  }
+
+  @Override
+  public void late(String topic) {
+    counter("outbox.relay.late", "Successes settled after their lease ran out", topic).increment();
+  }
+
+  @Override
+  public void timedOut(String topic) {
+    counter("outbox.relay.timeouts", "Handlers interrupted past the maximum handling time", topic)
+        .increment();
+  }
+
+  @Override
+  public void inFlight(IntSupplier inFlight) {
+    keep(
+        Gauge.builder("outbox.relay.in.flight", inFlight, IntSupplier::getAsInt)
+            .description("Messages claimed and not yet settled")
+            .baseUnit("messages")
+            .register(registry));
+  }
+
+  private Counter counter(String name, String description, String topic) {
+    return counters.computeIfAbsent(
+        name + '\0' + topic,
+        key ->
+            keep(
+                Counter.builder(name)
+                    .description(description)
+                    .tag("topic", topic)
+                    .register(registry)));
   }
 
   @Override

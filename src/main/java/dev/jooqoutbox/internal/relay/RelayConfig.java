@@ -1,7 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.jooqoutbox.relay.OutboxHandler;
+import dev.jooqoutbox.relay.AsyncOutboxHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -17,8 +17,10 @@ import org.jooq.DSLContext;
  */
 public record RelayConfig(
     DSLContext dsl,
-    Map<String, OutboxHandler> handlers,
+    Map<String, AsyncOutboxHandler> handlers,
     int batchSize,
+    int maxRun,
+    int maxInFlight,
     Duration pollInterval,
     Duration lease,
     int maxAttempts,
@@ -27,6 +29,8 @@ public record RelayConfig(
     Duration retention,
     Duration purgeInterval,
     int handlerConcurrency,
+    Duration maxHandlingTime,
+    Duration gaugeInterval,
     Duration shutdownTimeout,
     Clock clock,
     Supplier<String> claimTokens,
@@ -46,6 +50,8 @@ public record RelayConfig(
       throw new IllegalArgumentException("handlers: register at least one handler(topic, ...)");
     }
     requireRange("batchSize", batchSize, 1, 10_000);
+    requireRange("maxRun", maxRun, 1, 10_000);
+    requireRange("maxInFlight", maxInFlight, 1, 1_000_000);
     requirePositive("pollInterval", pollInterval);
     requirePositive("lease", lease);
     requireRange("maxAttempts", maxAttempts, 1, 1_000_000);
@@ -61,6 +67,8 @@ public record RelayConfig(
     requirePositive("retention", retention);
     requirePositive("purgeInterval", purgeInterval);
     requireRange("handlerConcurrency", handlerConcurrency, 1, 1_000);
+    requirePositive("maxHandlingTime", maxHandlingTime);
+    requirePositive("gaugeInterval", gaugeInterval);
     requirePositive("shutdownTimeout", shutdownTimeout);
     return this;
   }

@@ -5,9 +5,9 @@ import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.WakeupListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,42 +15,57 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 
 /**
- * The threads behind an {@code OutboxRelay}: a worker that delivers batch after batch and polls
- * when idle, the optional LISTEN thread that cuts the poll short, and the handler threads. Owns
- * their start and their bounded shutdown.
+ * The relay's threads and their lifecycle. A producer claims runs of ready messages as long as the
+ * in-flight window has room and never waits for a batch to finish; each aggregate's run is a {@link
+ * Lane} on the handler threads; a {@link Completer} writes outcomes in small batches as they
+ * arrive; a {@link Heartbeat} extends the leases of what is in flight and a {@link Watchdog} times
+ * out handlers past the maximum handling time (both on the timer thread); {@link Housekeeping}
+ * refreshes gauges and purges on a thread of its own.
  */
 public final class RelayEngine {
 
   private static final Logger log = RelayLog.LOG;
   private static final Duration MAX_ERROR_DELAY = Duration.ofSeconds(30);
-  private static final Duration BACKLOG_REFRESH = Duration.ofSeconds(5);
 
   private final RelayConfig config;
-  private final JooqOutboxRepository repository;
   private final RelayMetrics metrics;
-  private final ExecutorService handlerThreads;
-  private final BatchDelivery delivery;
+  private final InFlight inFlight;
+  private final Completer completer;
+  private final Producer producer;
+  private final Lanes lanes;
+  private final HandlerThreads threads;
+  private final Watchdog watchdog;
+  private final Heartbeat heartbeat;
+  private final Housekeeping housekeeping;
+  private final ScheduledExecutorService timer;
+  private final ScheduledExecutorService housekeepingThread;
   private final Wakeup wakeup = new Wakeup();
   private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean timersStarted = new AtomicBoolean();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final WakeupListener listener;
   private volatile Thread listenerThread;
   private volatile Thread worker;
-  private Instant nextPurge;
-  private Instant nextBacklogRefresh = Instant.MIN;
 
   public RelayEngine(RelayConfig config) {
     this.config = config;
-    this.repository = new JooqOutboxRepository(config.dsl(), config.mapper());
+    JooqOutboxRepository repository = new JooqOutboxRepository(config.dsl(), config.mapper());
     this.metrics =
         config.meterRegistry() == null ? RelayMetrics.NONE : micrometer(config.meterRegistry());
-    // Unbounded thread count on purpose: the slots bound concurrent handlers; a thread beyond
-    // them exists only while a handler that overran its lease refuses to stop.
-    this.handlerThreads = Executors.newCachedThreadPool(daemonThreads("outbox-handler-"));
-    this.delivery = new BatchDelivery(config, repository, metrics, handlerThreads, stopping::get);
+    this.inFlight = new InFlight(config.maxInFlight());
+    metrics.inFlight(inFlight::size);
+    this.completer = new Completer(config, repository, metrics, inFlight, wakeup::signal);
+    this.producer = new Producer(config, repository, inFlight, metrics);
+    this.threads = new HandlerThreads(config.handlerConcurrency());
+    this.watchdog = new Watchdog(config.maxHandlingTime());
+    this.lanes = new Lanes(config, threads, watchdog, completer, metrics, stopping::get);
+    this.heartbeat = new Heartbeat(config, repository, inFlight);
+    this.housekeeping = new Housekeeping(config, repository, metrics);
+    this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-timer-"));
+    this.housekeepingThread =
+        Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-housekeeping-"));
     this.listener =
         config.listen() ? repository.wakeupListener(wakeup::signal, Duration.ofSeconds(1)) : null;
-    this.nextPurge = config.clock().instant().plus(config.purgeInterval());
   }
 
   /**
@@ -65,7 +80,10 @@ public final class RelayEngine {
     if (stopping.get() || !started.compareAndSet(false, true)) {
       throw new IllegalStateException("an OutboxRelay starts once and cannot restart after close");
     }
-    Thread w = daemonThreads("outbox-relay-").newThread(this::runWorker);
+    startTimers();
+    housekeeping.start(housekeepingThread);
+    completer.start();
+    Thread w = daemonThreads("outbox-relay-").newThread(this::produce);
     worker = w;
     w.start();
     if (listener != null) {
@@ -75,40 +93,56 @@ public final class RelayEngine {
     }
   }
 
+  private void startTimers() {
+    if (timersStarted.compareAndSet(false, true)) {
+      heartbeat.start(timer);
+      watchdog.start(timer);
+    }
+  }
+
+  /**
+   * Claims and delivers on the calling thread's behalf until {@code max} messages were handled or
+   * nothing is ready; lanes run on the handler threads, outcomes are written on the calling thread
+   * before the next claim. Database errors propagate.
+   */
   public int drainOnce(int max) {
+    if (started.get()) {
+      throw new IllegalStateException("drainOnce is for a relay that was not started");
+    }
+    startTimers();
     int handled = 0;
     while (handled < max && !stopping.get()) {
-      int want = Math.min(config.batchSize(), max - handled);
-      BatchDelivery.Result result = delivery.deliver(want);
-      handled += result.handled();
-      // Not "less than asked": a batch holds one message per aggregate, and settling it may have
-      // made the next message of each aggregate ready. Only an empty claim means nothing is.
-      if (result.claimed() == 0) {
+      Producer.Claimed claimed = producer.claim(Math.min(config.batchSize(), max - handled));
+      if (claimed.messages().isEmpty()) {
         break;
       }
+      CountDownLatch ended =
+          new CountDownLatch(
+              (int) claimed.messages().stream().map(m -> m.aggregate()).distinct().count());
+      lanes.cut(claimed.token(), claimed.messages(), ended::countDown).forEach(Lane::start);
+      awaitUninterruptibly(ended);
+      handled += completer.flushNow();
     }
     return handled;
   }
+
+  private static void noLaneEndAction() {}
 
   public void close() {
     if (!stopping.compareAndSet(false, true)) {
       return;
     }
+    long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
     wakeup.signal();
     if (listener != null) {
       listener.stop();
     }
     try {
-      Thread w = worker;
-      if (w != null) {
-        w.join(config.shutdownTimeout().toMillis());
-        if (w.isAlive()) {
-          log.warn(
-              "outbox relay did not stop within {}; interrupting it", config.shutdownTimeout());
-          w.interrupt();
-          w.join(1000);
-        }
-      }
+      join(worker, deadline);
+      // Lanes stop between messages and give the rest back; running handlers finish.
+      inFlight.awaitEmpty(deadline);
+      threads.shutdown(remainingMillis(deadline));
+      completer.close(Duration.ofMillis(remainingMillis(deadline) + 1000));
       Thread l = listenerThread;
       if (l != null) {
         // It notices stop() within one notification wait; joining it means the application may
@@ -119,30 +153,47 @@ public final class RelayEngine {
           l.join(1000);
         }
       }
-      handlerThreads.shutdown();
-      if (!handlerThreads.awaitTermination(1, TimeUnit.SECONDS)) {
-        handlerThreads.shutdownNow();
-      }
     } catch (InterruptedException e) {
-      handlerThreads.shutdownNow();
       Thread.currentThread().interrupt();
     } finally {
+      timer.shutdownNow();
+      housekeepingThread.shutdownNow();
       metrics.close();
     }
   }
 
-  private void runWorker() {
+  private void join(Thread thread, long deadline) throws InterruptedException {
+    if (thread == null) {
+      return;
+    }
+    thread.join(Math.max(1, remainingMillis(deadline)));
+    if (thread.isAlive()) {
+      log.warn("outbox relay did not stop within {}; interrupting it", config.shutdownTimeout());
+      thread.interrupt();
+      thread.join(1000);
+    }
+  }
+
+  private static long remainingMillis(long deadline) {
+    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+  }
+
+  private void produce() {
     Duration errorDelay = Duration.ZERO;
     while (!stopping.get()) {
       try {
-        BatchDelivery.Result result = delivery.deliver(config.batchSize());
-        errorDelay = Duration.ZERO;
-        if (result.claimed() > 0) {
-          // Claim again at once: settling this batch may have made the next message of each of
-          // its aggregates ready (a batch holds one per aggregate, so it is rarely full).
-          continue;
+        if (inFlight.room() > 0) {
+          Producer.Claimed claimed = producer.claim(config.batchSize());
+          errorDelay = Duration.ZERO;
+          if (!claimed.messages().isEmpty()) {
+            // Claim again at once while the window has room: no batch barrier.
+            lanes
+                .cut(claimed.token(), claimed.messages(), RelayEngine::noLaneEndAction)
+                .forEach(Lane::start);
+            continue;
+          }
         }
-        maintain();
+        // Nothing ready, or the window is full: a commit, a settle or the poll wakes us.
         wakeup.await(config.pollInterval());
       } catch (InterruptedException e) {
         if (!stopping.get()) {
@@ -150,7 +201,7 @@ public final class RelayEngine {
         }
         return;
       } catch (RuntimeException e) {
-        errorDelay = nextErrorDelay(errorDelay);
+        errorDelay = nextErrorDelay(errorDelay, config.pollInterval());
         log.warn("outbox relay: database error, retrying in {} ms", errorDelay.toMillis(), e);
         try {
           wakeup.await(errorDelay);
@@ -161,27 +212,24 @@ public final class RelayEngine {
     }
   }
 
-  private Duration nextErrorDelay(Duration previous) {
-    Duration next = previous.isZero() ? config.pollInterval() : previous.multipliedBy(2);
+  /** Doubles from {@code first} up to 30 s. */
+  static Duration nextErrorDelay(Duration previous, Duration first) {
+    Duration next = previous.isZero() ? first : previous.multipliedBy(2);
     return next.compareTo(MAX_ERROR_DELAY) > 0 ? MAX_ERROR_DELAY : next;
   }
 
-  private void maintain() {
-    Instant now = config.clock().instant();
-    if (!now.isBefore(nextPurge)) {
-      nextPurge = now.plus(config.purgeInterval());
-      var purged = repository.purge(now.minus(config.retention()), 1000);
-      if (purged.outboxDeleted() + purged.inboxDeleted() > 0) {
-        log.info(
-            "outbox purge: {} sent messages and {} inbox rows older than {} deleted",
-            purged.outboxDeleted(),
-            purged.inboxDeleted(),
-            config.retention());
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
       }
     }
-    if (metrics != RelayMetrics.NONE && !now.isBefore(nextBacklogRefresh)) {
-      nextBacklogRefresh = now.plus(BACKLOG_REFRESH);
-      metrics.backlog(repository.pendingCount(), repository.oldestPendingAge(now));
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import java.time.Duration;
+import java.util.function.IntSupplier;
 
 /**
  * What the relay reports. The Micrometer implementation lives in its own class so that Micrometer
@@ -18,6 +19,15 @@ public interface RelayMetrics {
   default void deadLettered(String topic) {}
 
   default void handlerDuration(String topic, Duration duration) {}
+
+  /** A success settled after its lease had run out (the relay was paused or slow). */
+  default void late(String topic) {}
+
+  /** A handler interrupted for running past the maximum handling time. */
+  default void timedOut(String topic) {}
+
+  /** Messages claimed and not yet settled, read whenever a scrape asks. */
+  default void inFlight(IntSupplier inFlight) {}
 
   default void claimDuration(Duration duration) {}
 

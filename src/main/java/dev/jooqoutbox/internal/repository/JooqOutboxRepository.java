@@ -123,6 +123,15 @@ public final class JooqOutboxRepository {
   }
 
   /**
+   * Claims as {@link #claim(Set, int, Duration, String, Instant)}, taking per aggregate a run of up
+   * to {@code maxRun} consecutive ready messages. Until the run-claim lands, runs are of one.
+   */
+  public List<OutboxMessage> claim(
+      Set<String> topics, int limit, int maxRun, Duration lease, String claimToken, Instant now) {
+    return claimer.claim(topics, limit, lease, claimToken, now);
+  }
+
+  /**
    * Marks the claimed rows {@code seqs} sent, in one statement; returns how many it still owned.
    */
   public int markSent(String claimToken, Collection<Long> seqs, Instant now) {
@@ -155,6 +164,14 @@ public final class JooqOutboxRepository {
    */
   public int release(String claimToken, Collection<Long> seqs) {
     return settler.release(claimToken, seqs);
+  }
+
+  /**
+   * Extends the lease of the rows still owned by {@code claimTokens} to {@code until} (the relay's
+   * heartbeat); returns how many rows it extended.
+   */
+  public int extendLeases(Collection<String> claimTokens, Instant until) {
+    return settler.extendLeases(claimTokens, until);
   }
 
   /**

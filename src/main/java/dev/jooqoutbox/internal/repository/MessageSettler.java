@@ -74,6 +74,23 @@ final class MessageSettler {
     return Deadlocks.retry(update::execute);
   }
 
+  /**
+   * Moves the lease end of every row still owned by one of {@code claimTokens} to {@code until}.
+   * Rows another relay has claimed since (their token changed) and settled rows are untouched.
+   */
+  int extendLeases(Collection<String> claimTokens, Instant until) {
+    if (claimTokens.isEmpty()) {
+      return 0;
+    }
+    var update =
+        dsl.update(OUTBOX_MESSAGE)
+            .set(OUTBOX_MESSAGE.LOCKED_UNTIL, until)
+            .where(OUTBOX_MESSAGE.CLAIM_TOKEN.in(claimTokens))
+            .and(OUTBOX_MESSAGE.SENT_AT.isNull())
+            .and(OUTBOX_MESSAGE.DEAD_AT.isNull());
+    return Deadlocks.retry(update::execute);
+  }
+
   /** An update that ends the lease; every settle does. */
   private UpdateSetMoreStep<OutboxMessageRecord> released() {
     return dsl.update(OUTBOX_MESSAGE)

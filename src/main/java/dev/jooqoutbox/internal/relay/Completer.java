@@ -1,0 +1,212 @@
+package dev.jooqoutbox.internal.relay;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+
+/**
+ * Writes outcomes as they arrive, in small batches: whatever lanes report within a couple of
+ * milliseconds (at most {@value #MAX_BATCH}) becomes one statement per claim token for the
+ * successes and one per failure, well inside the lease. No lane waits for these writes, and no
+ * write waits for a slow lane. A write that fails is retried (with backoff) until it succeeds or
+ * the relay has closed; each statement is a compare-and-swap on the claim token, so a retry after a
+ * partial write changes nothing twice.
+ */
+final class Completer {
+
+  private static final Logger log = RelayLog.LOG;
+  static final int MAX_BATCH = 200;
+  private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+  private static final Duration MAX_ERROR_DELAY = Duration.ofSeconds(30);
+
+  private final RelayConfig config;
+  private final JooqOutboxRepository repository;
+  private final RelayMetrics metrics;
+  private final MessageFailures failures;
+  private final InFlight inFlight;
+  private final Runnable onSettled;
+  private final BlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
+  private volatile boolean closing;
+  private volatile Thread thread;
+
+  Completer(
+      RelayConfig config,
+      JooqOutboxRepository repository,
+      RelayMetrics metrics,
+      InFlight inFlight,
+      Runnable onSettled) {
+    this.config = config;
+    this.repository = repository;
+    this.metrics = metrics;
+    this.failures = new MessageFailures(config, repository, metrics);
+    this.inFlight = inFlight;
+    this.onSettled = onSettled;
+  }
+
+  void submit(Outcome outcome) {
+    queue.add(outcome);
+  }
+
+  void start() {
+    Thread t = RelayEngine.daemonThreads("outbox-completer-").newThread(this::run);
+    thread = t;
+    t.start();
+  }
+
+  /** Writes everything reported so far, then stops; waits at most {@code timeout}. */
+  void close(Duration timeout) throws InterruptedException {
+    closing = true;
+    Thread t = thread;
+    if (t != null) {
+      t.join(Math.max(1, timeout.toMillis()));
+      if (t.isAlive()) {
+        log.warn(
+            "outbox relay could not write {} outcomes before closing; their messages will be"
+                + " delivered again after their lease",
+            queue.size());
+        t.interrupt();
+      }
+    }
+  }
+
+  /**
+   * Writes everything reported so far on the calling thread; database errors propagate. Returns how
+   * many messages it settled other than by giving them back (sent, retried, dead).
+   */
+  int flushNow() {
+    List<Outcome> pending = new ArrayList<>();
+    queue.drainTo(pending);
+    int handled = 0;
+    for (Outcome o : pending) {
+      handled += o instanceof Outcome.Released ? 0 : o.count();
+    }
+    while (!pending.isEmpty()) {
+      write(pending);
+    }
+    return handled;
+  }
+
+  private void run() {
+    List<Outcome> batch = new ArrayList<>();
+    Duration errorDelay = Duration.ZERO;
+    try {
+      while (true) {
+        if (batch.isEmpty()) {
+          Outcome first = queue.poll(50, TimeUnit.MILLISECONDS);
+          if (first == null) {
+            if (closing) {
+              return;
+            }
+            continue;
+          }
+          batch.add(first);
+          long lingerEnd = System.nanoTime() + LINGER_NANOS;
+          while (batch.size() < MAX_BATCH) {
+            Outcome next = queue.poll(lingerEnd - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (next == null) {
+              break;
+            }
+            batch.add(next);
+          }
+        }
+        try {
+          write(batch);
+          errorDelay = Duration.ZERO;
+        } catch (RuntimeException e) {
+          errorDelay = RelayEngine.nextErrorDelay(errorDelay, config.pollInterval());
+          log.warn(
+              "outbox relay could not settle {} messages; retrying in {} ms",
+              batch.stream().mapToInt(Outcome::count).sum(),
+              errorDelay.toMillis(),
+              e);
+          Thread.sleep(errorDelay.toMillis());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Writes {@code batch}, removing each part from it as soon as its statement committed, so that a
+   * failure part-way leaves exactly the unwritten rest.
+   */
+  private void write(List<Outcome> batch) {
+    Map<String, List<Outcome.Sent>> sentByToken = new LinkedHashMap<>();
+    for (Outcome o : batch) {
+      if (o instanceof Outcome.Sent sent) {
+        sentByToken.computeIfAbsent(sent.token(), t -> new ArrayList<>()).add(sent);
+      }
+    }
+    for (Map.Entry<String, List<Outcome.Sent>> e : sentByToken.entrySet()) {
+      markSent(e.getKey(), e.getValue());
+      batch.removeAll(e.getValue());
+    }
+    for (Iterator<Outcome> it = batch.iterator(); it.hasNext(); ) {
+      Outcome o = it.next();
+      if (o instanceof Outcome.Failed failed) {
+        metrics.handlerDuration(failed.message().topic(), failed.took());
+        failures.fail(failed.token(), failed.message(), failed.failure());
+        settled(o.token(), List.of(failed.message()));
+      } else if (o instanceof Outcome.Exhausted exhausted) {
+        failures.deadLetterExhausted(exhausted.token(), exhausted.message());
+        settled(o.token(), List.of(exhausted.message()));
+      } else if (o instanceof Outcome.Released released) {
+        repository.release(released.token(), seqs(released.messages()));
+        settled(o.token(), released.messages());
+      }
+      it.remove();
+    }
+  }
+
+  private void markSent(String token, List<Outcome.Sent> sent) {
+    Instant now = config.clock().instant();
+    Instant leaseEnd = inFlight.leaseEnd(token);
+    List<OutboxMessage> messages = sent.stream().map(Outcome.Sent::message).toList();
+    if (leaseEnd != null && now.isAfter(leaseEnd)) {
+      // Still marked if no other relay claimed them since (the token still matches): that avoids
+      // a second delivery. Counted and logged, because another relay could have, any moment.
+      messages.forEach(m -> metrics.late(m.topic()));
+      log.warn(
+          "outbox relay settles {} messages after their lease ran out at {} (the relay was"
+              + " paused or its database slow); another relay may deliver them again",
+          messages.size(),
+          leaseEnd);
+    }
+    int marked = repository.markSent(token, seqs(messages), now);
+    if (marked < messages.size()) {
+      log.warn(
+          "outbox relay lost {} of {} messages to another relay before marking them sent (lease"
+              + " {} too short?); they will be delivered again",
+          messages.size() - marked,
+          messages.size(),
+          config.lease());
+    }
+    for (Outcome.Sent s : sent) {
+      metrics.handlerDuration(s.message().topic(), s.took());
+      metrics.sent(s.message().topic());
+    }
+    settled(token, messages);
+  }
+
+  private void settled(String token, List<OutboxMessage> messages) {
+    inFlight.settled(token, seqs(messages));
+    onSettled.run();
+  }
+
+  private static List<Long> seqs(List<OutboxMessage> messages) {
+    List<Long> seqs = new ArrayList<>(messages.size());
+    messages.forEach(m -> seqs.add(m.seq()));
+    return seqs;
+  }
+}

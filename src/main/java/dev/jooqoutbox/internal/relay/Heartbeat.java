@@ -1,0 +1,71 @@
+package dev.jooqoutbox.internal.relay;
+
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+
+/**
+ * Extends the lease of every message in flight (running, or waiting in its lane) every third of the
+ * lease, guarded by the claim token: a slow but alive handler keeps its message, a dead relay's
+ * leases still run out, and a lease another relay has taken over is never touched.
+ */
+final class Heartbeat {
+
+  private static final Logger log = RelayLog.LOG;
+  private static final int TOKENS_PER_STATEMENT = 500;
+
+  private final RelayConfig config;
+  private final JooqOutboxRepository repository;
+  private final InFlight inFlight;
+
+  Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight inFlight) {
+    this.config = config;
+    this.repository = repository;
+    this.inFlight = inFlight;
+  }
+
+  void start(ScheduledExecutorService timer) {
+    long period = config.lease().dividedBy(6).toNanos();
+    timer.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  void beat() {
+    Map<String, InFlight.Claim> claims = inFlight.claims();
+    if (claims.isEmpty()) {
+      return;
+    }
+    Instant now = config.clock().instant();
+    Instant until = now.plus(config.lease());
+    Instant soon = now.plus(config.lease().dividedBy(2));
+    List<String> tokens = new ArrayList<>();
+    claims.forEach(
+        (token, claim) -> {
+          if (claim.leaseEnd.isBefore(soon)) {
+            tokens.add(token);
+          }
+        });
+    if (tokens.isEmpty()) {
+      return;
+    }
+    try {
+      for (int from = 0; from < tokens.size(); from += TOKENS_PER_STATEMENT) {
+        List<String> some =
+            tokens.subList(from, Math.min(tokens.size(), from + TOKENS_PER_STATEMENT));
+        repository.extendLeases(some, until);
+        for (String token : some) {
+          InFlight.Claim claim = claims.get(token);
+          if (claim != null) {
+            claim.leaseEnd = until;
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      log.warn("outbox relay could not extend the leases of its messages in flight", e);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.jooqoutbox.internal.relay;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.relay.AsyncOutboxHandler;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What every lane shares: the handlers, the threads, the timer for the maximum handling time, the
+ * completer its outcomes go to, and whether the relay is stopping. Also cuts a claim into lanes.
+ */
+final class Lanes {
+
+  final RelayConfig config;
+  final HandlerThreads threads;
+  final Watchdog watchdog;
+  final Completer completer;
+  final RelayMetrics metrics;
+  final BooleanSupplier stopping;
+
+  Lanes(
+      RelayConfig config,
+      HandlerThreads threads,
+      Watchdog watchdog,
+      Completer completer,
+      RelayMetrics metrics,
+      BooleanSupplier stopping) {
+    this.config = config;
+    this.threads = threads;
+    this.watchdog = watchdog;
+    this.completer = completer;
+    this.metrics = metrics;
+    this.stopping = stopping;
+  }
+
+  AsyncOutboxHandler handler(String topic) {
+    return config.handlers().get(topic);
+  }
+
+  /**
+   * One lane per aggregate, each holding its messages in seq order, the lanes in the order of their
+   * first message. {@code claimed} is in seq order, as the claim returns it.
+   */
+  List<Lane> cut(String token, List<OutboxMessage> claimed, Runnable onLaneEnd) {
+    Map<String, List<OutboxMessage>> byAggregate = new LinkedHashMap<>();
+    for (OutboxMessage m : claimed) {
+      byAggregate.computeIfAbsent(m.aggregate(), a -> new ArrayList<>()).add(m);
+    }
+    List<Lane> lanes = new ArrayList<>(byAggregate.size());
+    byAggregate.values().forEach(run -> lanes.add(new Lane(this, token, run, onLaneEnd)));
+    return lanes;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.jooqoutbox.internal.relay;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+
+/**
+ * Claims runs of ready messages into the in-flight window: never more than the window has room for,
+ * each claim with a fresh token, registered in flight before any lane starts.
+ */
+final class Producer {
+
+  private static final Logger log = RelayLog.LOG;
+
+  /** One claim: its token and its messages in seq order (empty when nothing was ready). */
+  record Claimed(String token, List<OutboxMessage> messages) {}
+
+  private final RelayConfig config;
+  private final JooqOutboxRepository repository;
+  private final InFlight inFlight;
+  private final RelayMetrics metrics;
+  private final Set<String> topics;
+
+  Producer(
+      RelayConfig config,
+      JooqOutboxRepository repository,
+      InFlight inFlight,
+      RelayMetrics metrics) {
+    this.config = config;
+    this.repository = repository;
+    this.inFlight = inFlight;
+    this.metrics = metrics;
+    this.topics = config.handlers().keySet();
+  }
+
+  /** Claims up to {@code limit} messages, at most the room left in the window. */
+  Claimed claim(int limit) {
+    int want = Math.min(limit, inFlight.room());
+    String token = config.claimTokens().get();
+    if (want <= 0) {
+      return new Claimed(token, List.of());
+    }
+    Instant now = config.clock().instant();
+    Duration lease = config.lease();
+    long start = System.nanoTime();
+    List<OutboxMessage> claimed =
+        repository.claim(topics, want, config.maxRun(), lease, token, now);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    metrics.claimDuration(took);
+    if (claimed.isEmpty()) {
+      return new Claimed(token, claimed);
+    }
+    if (took.compareTo(lease.dividedBy(4)) > 0) {
+      log.warn(
+          "outbox claim took {} ms of a {} ms lease; the database is struggling or the lease is too"
+              + " short",
+          took.toMillis(),
+          lease.toMillis());
+    }
+    metrics.batchSize(claimed.size());
+    inFlight.claimed(token, claimed.stream().map(OutboxMessage::seq).toList(), now.plus(lease));
+    return new Claimed(token, claimed);
+  }
+}

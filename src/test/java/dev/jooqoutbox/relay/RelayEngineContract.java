@@ -1,0 +1,313 @@
+package dev.jooqoutbox.relay;
+
+import static dev.jooqoutbox.relay.RelayLeaseAndShutdownContract.counter;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.testing.TestDatabase;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine under load: no batch barrier (a hung handler holds only its own lane), the lease
+ * heartbeat, the completer (every outcome written, also at close), housekeeping on its own thread,
+ * and the asynchronous handler SPI with its in-flight bound.
+ */
+abstract class RelayEngineContract extends RelayContractSupport {
+
+  RelayEngineContract(TestDatabase.Kind kind) {
+    super(kind);
+  }
+
+  @Test
+  void aHungHandlerDelaysNoOtherAggregate() {
+    write("hung", "orders", Map.of("n", 0));
+    List<String> others = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      others.add(write("agg-" + i, "orders", Map.of("n", i)));
+    }
+    CountDownLatch release = new CountDownLatch(1);
+    Set<String> delivered = ConcurrentHashMap.newKeySet();
+    OutboxRelay relay =
+        closeLater(
+            relay(Clock.systemUTC())
+                .handlerConcurrency(2)
+                .batchSize(10)
+                .handler(
+                    "orders",
+                    m -> {
+                      if (m.aggregate().equals("hung")) {
+                        awaitIgnoringInterrupts(release);
+                      }
+                      delivered.add(m.id());
+                    })
+                .build());
+    relay.start();
+
+    // Every other aggregate is delivered while the first message's handler still hangs: nothing
+    // waits for the hung one's batch to finish.
+    await().atMost(Duration.ofSeconds(20)).until(() -> delivered.containsAll(others));
+    assertThat(release.getCount()).isOne();
+    release.countDown();
+  }
+
+  @Test
+  void aHandlerRunningThreeLeasesIsDeliveredOnceAndHealthyNeighboursOnceNextToIt()
+      throws Exception {
+    // Real time and two relays: without the heartbeat the second relay would take the slow
+    // message over after one lease, and (with the old batch barrier) the healthy ones too.
+    Clock realTime = Clock.systemUTC();
+    Duration lease = Duration.ofSeconds(1);
+    String slow = write("slow", "orders", Map.of("n", 0));
+    List<String> healthy = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      healthy.add(write("agg-" + i, "orders", Map.of("n", i)));
+    }
+    Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+    OutboxHandler handler =
+        m -> {
+          deliveries.computeIfAbsent(m.id(), id -> new AtomicInteger()).incrementAndGet();
+          if (m.aggregate().equals("slow")) {
+            Thread.sleep(lease.multipliedBy(3).toMillis());
+          }
+        };
+    for (int r = 0; r < 2; r++) {
+      closeLater(
+              relay(realTime)
+                  .lease(lease)
+                  .handlerConcurrency(2)
+                  .batchSize(8)
+                  .handler("orders", handler)
+                  .build())
+          .start();
+    }
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> row(slow).getSentAt() != null);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 0);
+    assertThat(deliveries.get(slow)).hasValue(1);
+    for (String id : healthy) {
+      assertThat(deliveries.get(id)).as("deliveries of %s", id).hasValue(1);
+    }
+    assertThat(row(slow).getAttempts()).isOne();
+  }
+
+  @Test
+  void aDeadRelaysLeaseStillRunsOut() {
+    String id = write("a", "orders", Map.of("n", 1));
+    // A relay that claimed and died: no heartbeat extends its lease.
+    assertThat(repository.claim(Set.of("orders"), 10, Duration.ofSeconds(30), "dead", START))
+        .hasSize(1);
+    List<OutboxMessage> delivered = new CopyOnWriteArrayList<>();
+    OutboxRelay relay = closeLater(relay().handler("orders", delivered::add).build());
+
+    assertThat(relay.drainOnce(10)).isZero();
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(relay.drainOnce(10)).isOne();
+    assertThat(delivered).extracting(OutboxMessage::attempt).containsExactly(2);
+    assertThat(row(id).getSentAt()).isNotNull();
+  }
+
+  @Test
+  void closeWritesEveryOutcomeAHandlerReachedAndGivesBackTheRest() {
+    int aggregates = 40;
+    for (int i = 0; i < 400; i++) {
+      write("agg-" + (i % aggregates), "orders", Map.of("n", i));
+    }
+    Set<String> succeeded = ConcurrentHashMap.newKeySet();
+    AtomicInteger calls = new AtomicInteger();
+    OutboxRelay relay =
+        closeLater(
+            relay(Clock.systemUTC())
+                .handlerConcurrency(4)
+                .maxInFlight(100)
+                .handler(
+                    "orders",
+                    m -> {
+                      calls.incrementAndGet();
+                      Thread.sleep(2);
+                      succeeded.add(m.id());
+                    })
+                .build());
+    relay.start();
+    await().atMost(Duration.ofSeconds(20)).until(() -> calls.get() >= 100);
+    relay.close();
+
+    List<String> sent =
+        dsl.select(OUTBOX_MESSAGE.ID)
+            .from(OUTBOX_MESSAGE)
+            .where(OUTBOX_MESSAGE.SENT_AT.isNotNull())
+            .fetch(OUTBOX_MESSAGE.ID);
+    // Every success reached before close() returned is written: none is lost in the completer.
+    assertThat(sent).containsExactlyInAnyOrderElementsOf(succeeded);
+    // Everything else is back to pending, unleased, its attempt given back.
+    assertThat(
+            dsl.fetchCount(
+                OUTBOX_MESSAGE,
+                OUTBOX_MESSAGE
+                    .SENT_AT
+                    .isNull()
+                    .and(OUTBOX_MESSAGE.CLAIM_TOKEN.isNotNull().or(OUTBOX_MESSAGE.ATTEMPTS.ne(0)))))
+        .isZero();
+    assertThat(sent.size()).isLessThan(400);
+  }
+
+  @Test
+  void gaugesAndPurgeRunWhileTheRelayIsBusy() {
+    for (int i = 0; i < 600; i++) {
+      write("agg-" + (i % 20), "orders", Map.of("n", i));
+    }
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    OutboxRelay relay =
+        closeLater(
+            relay(Clock.systemUTC())
+                .meterRegistry(registry)
+                .gaugeInterval(Duration.ofMillis(200))
+                .retention(Duration.ofMillis(1))
+                .purgeInterval(Duration.ofMillis(100))
+                .handlerConcurrency(2)
+                .handler("orders", m -> Thread.sleep(5))
+                .build());
+    relay.start();
+
+    // While the backlog drains, the gauge follows the table (never frozen at 0 or at its first
+    // value), and sent rows are purged although the relay always has work.
+    List<Double> seen = new ArrayList<>();
+    boolean purgedWhileBusy = false;
+    while (dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) > 100) {
+      long before = dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull());
+      sleepMillis(250);
+      double gauge = registry.find("outbox.pending").gauge().value();
+      long after = dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull());
+      if (seen.isEmpty() || seen.get(seen.size() - 1) != gauge) {
+        seen.add(gauge);
+      }
+      // Read at most one gauge interval before "after": between the two counts, give or take
+      // what was in flight (claimed rows are still pending).
+      assertThat(gauge).isBetween((double) after - 20, (double) before + 20);
+      purgedWhileBusy |= dsl.fetchCount(OUTBOX_MESSAGE) < 600;
+    }
+    assertThat(seen).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(purgedWhileBusy).as("purge ran during the drain").isTrue();
+  }
+
+  @Test
+  void asynchronousHandlersKeepManyInFlightInOrderPerAggregateAndWithinTheWindow() {
+    int aggregates = 50;
+    int perAggregate = 8;
+    for (int n = 0; n < perAggregate; n++) {
+      for (int a = 0; a < aggregates; a++) {
+        write("agg-" + a, "orders", Map.of("n", n));
+      }
+    }
+    ScheduledExecutorService broker = Executors.newScheduledThreadPool(2);
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger maxInFlight = new AtomicInteger();
+    Map<String, List<Integer>> order = new ConcurrentHashMap<>();
+    AtomicInteger failedOnce = new AtomicInteger();
+    try {
+      OutboxRelay relay =
+          closeLater(
+              relay(Clock.systemUTC())
+                  .maxInFlight(60)
+                  .maxRun(4)
+                  .backoff(Duration.ofMillis(10), Duration.ofMillis(10))
+                  .asyncHandler(
+                      "orders",
+                      m -> {
+                        maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                        CompletableFuture<Void> confirmed = new CompletableFuture<>();
+                        broker.schedule(
+                            () -> {
+                              inFlight.decrementAndGet();
+                              int n = m.payload().get("n").asInt();
+                              // One failure in the middle of each of a few aggregates' runs.
+                              if (n == 3 && m.attempt() == 1 && failedOnce.getAndIncrement() < 5) {
+                                confirmed.completeExceptionally(new IllegalStateException("nack"));
+                              } else {
+                                order
+                                    .computeIfAbsent(
+                                        m.aggregate(), a -> new CopyOnWriteArrayList<>())
+                                    .add(n);
+                                confirmed.complete(null);
+                              }
+                            },
+                            20,
+                            TimeUnit.MILLISECONDS);
+                        return confirmed;
+                      })
+                  .build());
+      relay.start();
+
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 0);
+    } finally {
+      broker.shutdownNow();
+    }
+    // Many in flight at once (a thread per message would have been one), never over the window.
+    assertThat(maxInFlight.get()).isGreaterThan(10).isLessThanOrEqualTo(60);
+    assertThat(order).hasSize(aggregates);
+    order.values().forEach(ns -> assertThat(ns).containsExactly(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+
+  @Test
+  void anAsynchronousStageThatNeverCompletesFailsAfterTheMaximumHandlingTime() {
+    String id = write("a", "orders", Map.of("n", 1));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    AtomicInteger calls = new AtomicInteger();
+    OutboxRelay relay =
+        closeLater(
+            relay()
+                .meterRegistry(registry)
+                .maxHandlingTime(Duration.ofMillis(300))
+                .asyncHandler(
+                    "orders",
+                    m ->
+                        calls.incrementAndGet() == 1
+                            ? new CompletableFuture<>() // never completes
+                            : CompletableFuture.completedFuture(null))
+                .build());
+
+    assertThat(relay.drainOnce(10)).isOne();
+    assertThat(row(id).getSentAt()).isNull();
+    assertThat(row(id).getLastError()).contains("maximum handling time");
+    assertThat(registry.find("outbox.relay.timeouts").counter().count()).isOne();
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(relay.drainOnce(10)).isOne();
+    assertThat(row(id).getSentAt()).isNotNull();
+    assertThat(counter(registry, "sent", "orders")).isOne();
+  }
+
+  static double gauge(SimpleMeterRegistry registry, String name) {
+    Gauge gauge = registry.find(name).gauge();
+    return gauge == null ? Double.NaN : gauge.value();
+  }
+
+  private static void sleepMillis(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
