@@ -24,42 +24,34 @@ import org.jooq.impl.DSL;
  * An isolated database of one dialect for one test class: a fresh schema on PostgreSQL, a fresh
  * database on MariaDB, a fresh file on SQLite. Closing it drops what it created.
  *
- * <p>Server URLs come from {@code OUTBOX_TEST_POSTGRES_URL} and {@code OUTBOX_TEST_MARIADB_URL}. An
- * unreachable server fails the test with the URL and how to start it; it never skips.
+ * <p>The PostgreSQL and MariaDB servers are found on first use, once per JVM: the server named by
+ * {@code OUTBOX_TEST_POSTGRES_URL} / {@code OUTBOX_TEST_MARIADB_URL}, else one answering on the
+ * default port, else a real server the tests start from Maven artifacts ({@link ServerResolver}).
+ * When none can be had the test fails saying what was tried; it never skips.
  */
 public final class TestDatabase implements AutoCloseable {
 
   /** The dialects every behaviour is tested on. */
   public enum Kind {
-    POSTGRES(
-        SQLDialect.POSTGRES,
-        "OUTBOX_TEST_POSTGRES_URL",
-        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
-        "start it with: pg_ctlcluster --skip-systemctl-redirect 15 main start (or bash .ci/run)"),
-    MARIADB(
-        SQLDialect.MARIADB,
-        "OUTBOX_TEST_MARIADB_URL",
-        "jdbc:mariadb://127.0.0.1:3306/test?user=root",
-        "start it with: start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd"
-            + " (or bash .ci/run)"),
-    SQLITE(SQLDialect.SQLITE, null, null, null);
+    POSTGRES(SQLDialect.POSTGRES),
+    MARIADB(SQLDialect.MARIADB),
+    SQLITE(SQLDialect.SQLITE);
 
     final SQLDialect dialect;
-    final String env;
-    final String defaultUrl;
-    final String howToStart;
 
-    Kind(SQLDialect dialect, String env, String defaultUrl, String howToStart) {
+    Kind(SQLDialect dialect) {
       this.dialect = dialect;
-      this.env = env;
-      this.defaultUrl = defaultUrl;
-      this.howToStart = howToStart;
     }
 
-    /** The server URL tests use for this dialect (not for SQLite). */
+    /**
+     * The URL of the server the tests of this dialect use, with its user and the {@code test}
+     * database; finds or starts the server on first use. Not for SQLite, whose databases are files.
+     */
     public String serverUrl() {
-      String fromEnv = env == null ? null : System.getenv(env);
-      return fromEnv == null || fromEnv.isBlank() ? defaultUrl : fromEnv;
+      if (this == SQLITE) {
+        throw new IllegalStateException("SQLite has no server: each TestDatabase is a file");
+      }
+      return TestServers.of(this).url();
     }
   }
 
@@ -108,6 +100,7 @@ public final class TestDatabase implements AutoCloseable {
         }
       case SQLITE:
         {
+          TestServers.of(kind); // announces the SQLite version once
           try {
             Path dir = Files.createTempDirectory("outbox-test-");
             String url =
@@ -176,16 +169,12 @@ public final class TestDatabase implements AutoCloseable {
       c.createStatement().execute(ddl);
     } catch (SQLException e) {
       throw new IllegalStateException(
-          "Cannot use the "
-              + kind
-              + " test server at "
-              + serverUrl
-              + " ("
-              + e.getMessage()
-              + "). Set "
-              + kind.env
-              + " to a reachable server, or "
-              + kind.howToStart,
+          "Cannot run '"
+              + ddl
+              + "' on the test server, "
+              + TestServers.of(kind).describe()
+              + ": "
+              + e.getMessage(),
           e);
     }
   }
