@@ -18,12 +18,15 @@ import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Select;
 import org.jooq.SelectForUpdateStep;
+import org.jooq.Table;
 import org.jooq.UpdateConditionStep;
+import org.jooq.WindowSpecification;
 import org.jooq.impl.DSL;
 
 /**
- * The selects a claim is built from, the same on every database: which rows are ready, and the skip
- * scan over aggregate heads in its two shapes. The dialects pick a shape and add the locking.
+ * The selects a claim is built from, the same on every database: the runs among the oldest pending
+ * rows, which rows are ready, and the skip scan over aggregate heads in its two shapes. The
+ * dialects pick a shape and add the locking.
  */
 final class ClaimQueries {
 
@@ -39,40 +42,88 @@ final class ClaimQueries {
     return Math.max(10 * limit, 1000);
   }
 
-  /** The seqs of the ready messages among the oldest {@link #scanWindow} pending rows. */
-  static SelectForUpdateStep<Record1<Long>> candidates(Set<String> topics, int limit, Instant now) {
+  /**
+   * The first claim pass: the runs found among the oldest {@link #scanWindow} pending rows from
+   * {@code floor} on, as (seq, aggregate) in seq order, at most {@code limit}. A row belongs to a
+   * run when every pending row of its aggregate before it in the window is ready, it is at most the
+   * {@code maxRun}-th of them, and the first of them is the aggregate's oldest pending message (a
+   * probe of the (aggregate, seq) pending index, which is not bounded by the floor: no row below
+   * the floor can be overtaken).
+   *
+   * <p>The window is a derived table ordered by seq over the pending rows from {@code floor} on: on
+   * PostgreSQL it walks the partial pending index from the floor, never the rows sent before it,
+   * whatever the statistics say (a bound {@code seq < (the window's last seq)} let the planner pick
+   * the primary key and filter out every sent row, 149 ms a claim midway through a deep drain).
+   */
+  static Select<Record2<Long, String>> runs(
+      Set<String> topics, int limit, int maxRun, long floor, Instant now) {
     var o = OUTBOX_MESSAGE.as("o");
+    Field<Integer> ready =
+        DSL.when(ready(o, topics, now), DSL.inline(1)).otherwise(DSL.inline(0)).as("ready");
+    Table<?> window =
+        select(o.SEQ, o.AGGREGATE, ready)
+            .from(o)
+            .where(pending(o))
+            .and(o.SEQ.ge(floor))
+            .orderBy(o.SEQ)
+            .limit(scanWindow(limit))
+            .asTable("w");
+    Field<Long> wSeq = window.field(o.SEQ);
+    Field<String> wAggregate = window.field(o.AGGREGATE);
+    Field<Integer> wReady = window.field(ready);
+    WindowSpecification inAggregate = DSL.partitionBy(wAggregate).orderBy(wSeq);
+    Field<Integer> position = DSL.rowNumber().over(inAggregate).as("run_pos");
+    // The running minimum: 1 while every row of the aggregate so far is ready.
+    Field<Integer> allReady = DSL.min(wReady).over(inAggregate).as("all_ready");
+    Field<Long> first = DSL.min(wSeq).over(DSL.partitionBy(wAggregate)).as("first_seq");
+    Table<?> members =
+        select(wSeq, wAggregate, position, allReady, first).from(window).asTable("r");
+    Field<Long> rSeq = members.field(wSeq);
+    Field<String> rAggregate = members.field(wAggregate);
+    // Sorted by seq and fenced with a LIMIT that cuts nothing (no run row is dropped: there are at
+    // most scanWindow of them), so that PostgreSQL does not push the head probe below the sort:
+    // the probe then runs per row in seq order only until the outer LIMIT is reached.
+    Table<?> inOrder =
+        select(rSeq, rAggregate, members.field(first))
+            .from(members)
+            .where(members.field(position).le(maxRun))
+            .and(members.field(allReady).eq(DSL.inline(1)))
+            .orderBy(rSeq)
+            .limit(scanWindow(limit))
+            .asTable("c");
+    Field<Long> cSeq = inOrder.field(rSeq);
+    Field<String> cAggregate = inOrder.field(rAggregate);
     var older = OUTBOX_MESSAGE.as("older");
-    var window = OUTBOX_MESSAGE.as("w");
-    // Only the oldest scanWindow(limit) pending rows are looked at. Without the bound, a backlog
-    // whose front belongs to a few busy aggregates (all but their oldest message blocked) made
-    // every claim walk the whole backlog: 100,000 pending rows of 10 aggregates cost a second
-    // per claim on PostgreSQL. Heads beyond the window are found by the head scan.
-    Field<Long> windowEnd =
+    // The oldest pending message of the aggregate. A correlated scalar subquery, not "NOT EXISTS
+    // an older pending one": PostgreSQL turns that into an anti join, and when its statistics say
+    // the pending index is empty (a fresh migration, a burst after a quiet spell) it scans the
+    // whole index for every candidate instead of probing it.
+    Field<Long> head =
         DSL.field(
-            select(window.SEQ)
-                .from(window)
-                .where(pending(window))
-                .orderBy(window.SEQ)
-                .limit(1)
-                .offset(scanWindow(limit)));
-    Condition ready =
-        ready(o, topics, now)
-            .and(o.SEQ.lt(DSL.coalesce(windowEnd, DSL.inline(Long.MAX_VALUE))))
-            // The oldest pending message of its aggregate. Not "NOT EXISTS an older pending one":
-            // PostgreSQL turns that into an anti join, and when its statistics say the pending
-            // index is empty (a fresh migration, a burst after a quiet spell) it scans the whole
-            // index for every candidate instead of probing it. A correlated scalar subquery is
-            // never pulled up, so it is always one index probe per candidate.
-            .and(
-                o.SEQ.eq(
-                    select(older.SEQ)
-                        .from(older)
-                        .where(older.AGGREGATE.eq(o.AGGREGATE))
-                        .and(pending(older))
-                        .orderBy(older.SEQ)
-                        .limit(1)));
-    return select(o.SEQ).from(o).where(ready).orderBy(o.SEQ).limit(limit);
+            select(older.SEQ)
+                .from(older)
+                .where(older.AGGREGATE.eq(cAggregate))
+                .and(pending(older))
+                .orderBy(older.SEQ)
+                .limit(1));
+    return select(cSeq, cAggregate)
+        .from(inOrder)
+        .where(inOrder.field(first).eq(head))
+        .orderBy(cSeq)
+        .limit(limit);
+  }
+
+  /**
+   * The seq from which a claim's window may start: the oldest pending seq, or one past the newest
+   * seq when nothing is pending (a row written later gets a higher one), or null on an empty table.
+   */
+  static Select<Record1<Long>> oldestPendingOrNext() {
+    var p = OUTBOX_MESSAGE.as("p");
+    var any = OUTBOX_MESSAGE.as("a");
+    return select(
+        DSL.coalesce(
+            DSL.field(select(p.SEQ).from(p).where(pending(p)).orderBy(p.SEQ).limit(1)),
+            DSL.field(select(DSL.max(any.SEQ).plus(1)).from(any))));
   }
 
   /**

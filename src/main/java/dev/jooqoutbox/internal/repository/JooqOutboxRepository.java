@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 
 /**
@@ -27,9 +28,9 @@ import org.jooq.DSLContext;
  *
  * <ul>
  *   <li>{@link #claim} hands out only <em>ready</em> messages: not sent, not dead, available, not
- *       leased, of a requested topic, and with no older pending (not sent, not dead) message of the
- *       same aggregate. Concurrent claimers on any number of connections or machines never receive
- *       the same row while its lease holds.
+ *       leased, of a requested topic, and with every older pending (not sent, not dead) message of
+ *       the same aggregate in the same claim, in seq order without a gap. Concurrent claimers on
+ *       any number of connections or machines never receive the same row while its lease holds.
  *   <li>Every settle ({@link #markSent}, {@link #retryLater}, {@link #deadLetter}, {@link
  *       #deadLetterExhausted}, {@link #release}) matches the claim token: a relay whose row was
  *       claimed again by another relay after its lease ran out changes nothing (0 rows is a lost
@@ -66,12 +67,17 @@ public final class JooqOutboxRepository {
    *     OutboxMessage#payloadAs}
    */
   public JooqOutboxRepository(DSLContext dsl, ObjectMapper mapper) {
+    this(dsl, mapper, System::nanoTime);
+  }
+
+  /** For tests: {@code nanoTime} times the claim's floor refreshes ({@link ClaimFloor}). */
+  JooqOutboxRepository(DSLContext dsl, ObjectMapper mapper, LongSupplier nanoTime) {
     this.dsl = Objects.requireNonNull(dsl, "dsl");
     this.dialect = OutboxDialect.of(dsl.dialect());
     MessageRows rows = new MessageRows(Objects.requireNonNull(mapper, "mapper"));
     this.store = new MessageStore(dialect, rows);
     this.settler = new MessageSettler(dsl);
-    this.claimer = new MessageClaimer(dsl, dialect, rows, settler);
+    this.claimer = new MessageClaimer(dsl, dialect, rows, settler, nanoTime);
     this.deadLetters = new DeadLetterQueries(dsl);
     this.backlog = new BacklogQueries(dsl);
     this.purger = new Purger(dsl, dialect);
@@ -112,14 +118,43 @@ public final class JooqOutboxRepository {
   // ---------------------------------------------------------------- relay
 
   /**
-   * Claims up to {@code limit} ready messages of {@code topics} in {@code seq} order, leasing them
-   * to {@code claimToken} until {@code now + lease} and counting one attempt each. The returned
-   * messages carry the new attempt count, in {@code seq} order. A claimed row that cannot become a
-   * message is dead-lettered at once and left out, so the list may be shorter than the rows taken.
+   * Claims up to {@code limit} messages in {@code seq} order, leasing them to {@code claimToken}
+   * until {@code now + lease} and counting one attempt each; the returned messages carry the new
+   * attempt count.
+   *
+   * <p>For each aggregate that appears, its messages form a <em>run</em>: the aggregate's oldest
+   * pending (not sent, not dead) message, which must itself be ready (available at {@code now}, not
+   * leased, of one of {@code topics}), followed by the aggregate's next pending messages in seq
+   * order, each ready, {@code maxRun} messages at most. The run stops before the first pending
+   * message that is not ready (not yet available, leased by anyone, or of a topic not in {@code
+   * topics}). A dead message is not pending: a run passes over it, as a dead message does not hold
+   * its aggregate back. Nothing of an aggregate is claimed while an older pending message of it is
+   * not ready. {@code maxRun} 1 claims each aggregate's oldest pending message only.
+   *
+   * <p>A run may be shorter than {@code maxRun} allows, never longer and never with a gap: it ends
+   * at the limit, where the claim's scan of the oldest pending rows ends (about {@code 4 x limit}
+   * rows; beyond it, a claim that came up short takes aggregates' oldest messages alone), and
+   * before a message that another claim holds locked at this moment.
+   *
+   * <p>Concurrent claimers on any number of connections or machines never receive the same row
+   * while its lease holds. A claimed row that cannot become a message (headers edited by hand into
+   * something other than a JSON object of strings) is dead-lettered at once and left out, and the
+   * rest of its aggregate's run is released, so the list may be shorter than the rows taken.
+   *
+   * @throws IllegalArgumentException when {@code maxRun} is below 1
+   */
+  public List<OutboxMessage> claim(
+      Set<String> topics, int limit, int maxRun, Duration lease, String claimToken, Instant now) {
+    return claimer.claim(topics, limit, maxRun, lease, claimToken, now);
+  }
+
+  /**
+   * {@link #claim(Set, int, int, Duration, String, Instant)} with runs of one: each aggregate's
+   * oldest pending message, if it is ready.
    */
   public List<OutboxMessage> claim(
       Set<String> topics, int limit, Duration lease, String claimToken, Instant now) {
-    return claimer.claim(topics, limit, lease, claimToken, now);
+    return claim(topics, limit, 1, lease, claimToken, now);
   }
 
   /**

@@ -8,19 +8,28 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.jooq.Record;
+import org.jooq.Record2;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The claim: which ready messages a relay takes, written once for every database. Two passes, each
- * a bounded amount of work however deep the backlog: first the oldest pending rows in seq order
+ * a bounded amount of work however deep the backlog and however many sent rows wait for vacuum or
+ * purge: first the runs among the oldest pending rows from the {@link ClaimFloor} on, in seq order
  * (what should be delivered first), then, only when that did not fill the batch, the heads of other
  * aggregates found by a skip scan. The second pass sees the first pass's rows as leased, so nothing
  * is claimed twice. The dialect supplies the transaction, the locking and the skip scan.
+ *
+ * <p>The runs are chosen from a snapshot, then leased with skip-locked, which re-checks that each
+ * row is still ready; a run whose row was taken or changed in between is cut before that row and
+ * the rows leased after it are given back, so a run never skips a message.
  */
 final class MessageClaimer {
 
@@ -30,63 +39,122 @@ final class MessageClaimer {
   private final OutboxDialect dialect;
   private final MessageRows rows;
   private final MessageSettler settler;
+  private final ClaimFloor floor;
 
-  MessageClaimer(DSLContext dsl, OutboxDialect dialect, MessageRows rows, MessageSettler settler) {
+  MessageClaimer(
+      DSLContext dsl,
+      OutboxDialect dialect,
+      MessageRows rows,
+      MessageSettler settler,
+      LongSupplier nanoTime) {
     this.dsl = dsl;
     this.dialect = dialect;
     this.rows = rows;
     this.settler = settler;
+    this.floor = new ClaimFloor(nanoTime);
   }
 
   List<OutboxMessage> claim(
-      Set<String> topics, int limit, Duration lease, String claimToken, Instant now) {
+      Set<String> topics, int limit, int maxRun, Duration lease, String claimToken, Instant now) {
+    if (maxRun < 1) {
+      throw new IllegalArgumentException("maxRun must be at least 1, was " + maxRun);
+    }
     if (topics.isEmpty() || limit <= 0) {
       return List.of();
     }
-    OutboxDialect.Lease taken = new OutboxDialect.Lease(claimToken, now.plus(lease));
+    long from = floor.current(() -> dsl.fetchValue(ClaimQueries.oldestPendingOrNext()));
+    Request request =
+        new Request(
+            topics, limit, maxRun, from, new OutboxDialect.Lease(claimToken, now.plus(lease)), now);
     List<Record> claimed =
-        Deadlocks.retry(
-            () -> dialect.claimTransaction(dsl, tx -> bothPasses(tx, topics, limit, taken, now)));
+        Deadlocks.retry(() -> dialect.claimTransaction(dsl, tx -> bothPasses(tx, request)));
     return toMessages(claimed, claimToken, now);
   }
 
-  private List<Record> bothPasses(
-      DSLContext tx, Set<String> topics, int limit, OutboxDialect.Lease lease, Instant now) {
-    List<Record> claimed = dialect.lease(tx, ClaimQueries.candidates(topics, limit, now), lease);
-    if (claimed.size() < limit) {
-      List<Long> heads = tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(limit)));
+  /** One claim's arguments, with the floor it starts from and the lease it takes. */
+  private record Request(
+      Set<String> topics,
+      int limit,
+      int maxRun,
+      long floor,
+      OutboxDialect.Lease lease,
+      Instant now) {}
+
+  private List<Record> bothPasses(DSLContext tx, Request c) {
+    List<Record> claimed = leaseRuns(tx, c);
+    if (claimed.size() < c.limit()) {
+      List<Long> heads = tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(c.limit())));
       if (!heads.isEmpty()) {
-        claimed.addAll(
-            dialect.lease(
-                tx, ClaimQueries.readyAmong(heads, topics, limit - claimed.size(), now), lease));
+        var ready = ClaimQueries.readyAmong(heads, c.topics(), c.limit() - claimed.size(), c.now());
+        claimed.addAll(dialect.lease(tx, ready, c.lease()));
       }
     }
     return claimed;
   }
 
+  /** The first pass: the runs of the window, leased, each cut before a row it could not lease. */
+  private List<Record> leaseRuns(DSLContext tx, Request c) {
+    List<Record2<Long, String>> runs =
+        tx.fetch(ClaimQueries.runs(c.topics(), c.limit(), c.maxRun(), c.floor(), c.now()));
+    if (runs.isEmpty()) {
+      return new ArrayList<>();
+    }
+    List<Long> seqs = runs.stream().map(Record2::value1).toList();
+    Map<Long, Record> leased = new HashMap<>();
+    var ready = ClaimQueries.readyAmong(seqs, c.topics(), seqs.size(), c.now());
+    for (Record r : dialect.lease(tx, ready, c.lease())) {
+      leased.put(r.get(OUTBOX_MESSAGE.SEQ), r);
+    }
+    RunCut<Record2<Long, String>> cut =
+        RunCut.of(runs, Record2::value2, run -> leased.containsKey(run.value1()));
+    if (!cut.cut().isEmpty()) {
+      settler.release(tx, c.lease().token(), cut.cut().stream().map(Record2::value1).toList());
+    }
+    List<Record> kept = new ArrayList<>(cut.kept().size());
+    for (Record2<Long, String> run : cut.kept()) {
+      kept.add(leased.get(run.value1()));
+    }
+    return kept;
+  }
+
   /**
    * The claimed rows as messages, in seq order. A row that cannot become a message (its headers,
    * written by hand, are not a JSON object of strings) is dead-lettered at once with the reason and
-   * left out, so it cannot fail every later claim.
+   * left out, so it cannot fail every later claim; the rest of its aggregate's run is given back,
+   * so that it is claimed afresh behind whatever became of that row (dead, or still pending with
+   * another owner when this lease ran out first).
    */
   private List<OutboxMessage> toMessages(List<Record> claimed, String claimToken, Instant now) {
-    List<OutboxMessage> messages = new ArrayList<>(claimed.size());
+    claimed.sort(Comparator.comparingLong(r -> r.get(OUTBOX_MESSAGE.SEQ)));
+    Map<Long, OutboxMessage> messages = new HashMap<>();
     for (Record r : claimed) {
       try {
-        messages.add(rows.toMessage(r));
+        messages.put(r.get(OUTBOX_MESSAGE.SEQ), rows.toMessage(r));
       } catch (OutboxException corrupt) {
-        String error = "corrupt row: " + corrupt.getMessage();
-        long seq = r.get(OUTBOX_MESSAGE.SEQ);
-        boolean deadLettered = settler.deadLetter(claimToken, seq, error, now);
-        log.error(
-            "outbox message {} (seq {}) cannot be delivered and is {}: {}",
-            r.get(OUTBOX_MESSAGE.ID),
-            seq,
-            deadLettered ? "dead-lettered" : "left to its new owner",
-            error);
+        deadLetterCorrupt(r, corrupt, claimToken, now);
       }
     }
-    messages.sort(Comparator.comparingLong(OutboxMessage::seq));
-    return messages;
+    RunCut<Record> cut =
+        RunCut.of(
+            claimed,
+            r -> r.get(OUTBOX_MESSAGE.AGGREGATE),
+            r -> messages.containsKey(r.get(OUTBOX_MESSAGE.SEQ)));
+    if (!cut.cut().isEmpty()) {
+      settler.release(claimToken, cut.cut().stream().map(r -> r.get(OUTBOX_MESSAGE.SEQ)).toList());
+    }
+    return cut.kept().stream().map(r -> messages.get(r.get(OUTBOX_MESSAGE.SEQ))).toList();
+  }
+
+  private void deadLetterCorrupt(
+      Record r, OutboxException corrupt, String claimToken, Instant now) {
+    String error = "corrupt row: " + corrupt.getMessage();
+    long seq = r.get(OUTBOX_MESSAGE.SEQ);
+    boolean deadLettered = settler.deadLetter(claimToken, seq, error, now);
+    log.error(
+        "outbox message {} (seq {}) cannot be delivered and is {}: {}",
+        r.get(OUTBOX_MESSAGE.ID),
+        seq,
+        deadLettered ? "dead-lettered" : "left to its new owner",
+        error);
   }
 }

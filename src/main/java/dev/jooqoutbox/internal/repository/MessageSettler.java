@@ -63,11 +63,16 @@ final class MessageSettler {
   }
 
   int release(String claimToken, Collection<Long> seqs) {
+    return release(dsl, claimToken, seqs);
+  }
+
+  /** As {@link #release(String, Collection)}, on {@code ctx}: inside a claim's own transaction. */
+  int release(DSLContext ctx, String claimToken, Collection<Long> seqs) {
     if (seqs.isEmpty()) {
       return 0;
     }
     var update =
-        released()
+        released(ctx)
             .set(OUTBOX_MESSAGE.ATTEMPTS, OUTBOX_MESSAGE.ATTEMPTS.minus(1))
             .where(OUTBOX_MESSAGE.SEQ.in(seqs))
             .and(ownedBy(claimToken));
@@ -93,7 +98,11 @@ final class MessageSettler {
 
   /** An update that ends the lease; every settle does. */
   private UpdateSetMoreStep<OutboxMessageRecord> released() {
-    return dsl.update(OUTBOX_MESSAGE)
+    return released(dsl);
+  }
+
+  private static UpdateSetMoreStep<OutboxMessageRecord> released(DSLContext ctx) {
+    return ctx.update(OUTBOX_MESSAGE)
         .set(OUTBOX_MESSAGE.CLAIM_TOKEN, (String) null)
         .set(OUTBOX_MESSAGE.LOCKED_UNTIL, (Instant) null);
   }

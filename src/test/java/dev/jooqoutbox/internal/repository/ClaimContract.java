@@ -12,13 +12,11 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,6 +40,7 @@ abstract class ClaimContract {
   private MutableClock clock;
   private Outbox outbox;
   private JooqOutboxRepository repository;
+  private ClaimRows rows;
 
   ClaimContract(TestDatabase.Kind kind) {
     this.kind = kind;
@@ -63,6 +62,7 @@ abstract class ClaimContract {
     db.truncate();
     clock = new MutableClock(START);
     outbox = Outbox.builder(db.dsl()).clock(clock).build();
+    rows = new ClaimRows(db.dsl(), outbox);
   }
 
   @Test
@@ -242,15 +242,7 @@ abstract class ClaimContract {
     try (Connection connection = db.dataSource().getConnection()) {
       // Another relay's claim of a1, not yet committed: it holds a1's row lock on PostgreSQL and
       // MariaDB, the write lock on SQLite.
-      connection.setAutoCommit(false);
-      DSLContext inFlight = DSL.using(connection, db.dialect());
-      inFlight
-          .update(OUTBOX_MESSAGE)
-          .set(OUTBOX_MESSAGE.CLAIM_TOKEN, "in-flight")
-          .set(OUTBOX_MESSAGE.LOCKED_UNTIL, clock.instant().plus(LEASE))
-          .set(OUTBOX_MESSAGE.ATTEMPTS, OUTBOX_MESSAGE.ATTEMPTS.plus(1))
-          .where(OUTBOX_MESSAGE.SEQ.eq(a1))
-          .execute();
+      ClaimRows.leaseUncommitted(connection, db.dialect(), a1, clock.instant().plus(LEASE));
 
       Future<List<OutboxMessage>> claim = other.submit(() -> claim("token", 10));
       if (db.kind() != TestDatabase.Kind.SQLITE) {
@@ -319,9 +311,7 @@ abstract class ClaimContract {
   }
 
   private long write(String aggregate, String topic) {
-    String id =
-        db.dsl().transactionResult(tx -> outbox.write(tx.dsl(), aggregate, topic, Map.of("n", 1)));
-    return seqOfId(id);
+    return rows.write(aggregate, topic);
   }
 
   /**
@@ -361,19 +351,7 @@ abstract class ClaimContract {
   }
 
   private long writeDelayed(String aggregate, Duration delay) {
-    String id =
-        db.dsl()
-            .transactionResult(
-                tx -> outbox.message(aggregate, "t", Map.of("n", 1)).delay(delay).write(tx.dsl()));
-    return seqOfId(id);
-  }
-
-  private long seqOfId(String id) {
-    return db.dsl()
-        .select(OUTBOX_MESSAGE.SEQ)
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.ID.eq(id))
-        .fetchSingle(OUTBOX_MESSAGE.SEQ);
+    return rows.writeDelayed(aggregate, delay);
   }
 
   private long seqOf(String aggregate) {
@@ -385,6 +363,6 @@ abstract class ClaimContract {
   }
 
   private OutboxMessageRecord row(long seq) {
-    return db.dsl().selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.SEQ.eq(seq)).fetchSingle();
+    return rows.row(seq);
   }
 }

@@ -19,8 +19,8 @@ import org.jooq.impl.DSL;
  * database file until nothing is pending, marks each batch sent at once, and writes one line per
  * claimed message ({@code seq aggregate nanoTime}) to a file.
  *
- * <p>Arguments: JDBC URL, output file, batch size, topic. Prints {@code READY} once connected and
- * {@code CLAIMED} after its first batch.
+ * <p>Arguments: JDBC URL, output file, batch size, topic, longest run. Prints {@code READY} once
+ * connected and {@code CLAIMED} after its first batch.
  */
 public final class ClaimerProcess {
 
@@ -31,6 +31,7 @@ public final class ClaimerProcess {
     Path output = Path.of(args[1]);
     int batchSize = Integer.parseInt(args[2]);
     Set<String> topics = Set.of(args[3]);
+    int maxRun = Integer.parseInt(args[4]);
     try (CloseableDSLContext dsl = DSL.using(url);
         BufferedWriter out = Files.newBufferedWriter(output)) {
       JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
@@ -41,7 +42,8 @@ public final class ClaimerProcess {
       while (true) {
         String token = "process-" + ProcessHandle.current().pid() + "-" + batch++;
         List<OutboxMessage> claimed =
-            repository.claim(topics, batchSize, Duration.ofMinutes(5), token, Instant.now());
+            repository.claim(
+                topics, batchSize, maxRun, Duration.ofMinutes(5), token, Instant.now());
         if (claimed.isEmpty()) {
           if (repository.pendingCount() == 0) {
             break;
