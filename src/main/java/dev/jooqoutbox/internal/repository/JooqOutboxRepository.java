@@ -158,15 +158,6 @@ public final class JooqOutboxRepository {
   }
 
   /**
-   * Claims as {@link #claim(Set, int, Duration, String, Instant)}, taking per aggregate a run of up
-   * to {@code maxRun} consecutive ready messages. Until the run-claim lands, runs are of one.
-   */
-  public List<OutboxMessage> claim(
-      Set<String> topics, int limit, int maxRun, Duration lease, String claimToken, Instant now) {
-    return claimer.claim(topics, limit, lease, claimToken, now);
-  }
-
-  /**
    * Marks the claimed rows {@code seqs} sent, in one statement; returns how many it still owned.
    */
   public int markSent(String claimToken, Collection<Long> seqs, Instant now) {
