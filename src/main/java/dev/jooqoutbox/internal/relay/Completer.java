@@ -9,8 +9,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.BlockingDeque;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
@@ -35,7 +35,7 @@ final class Completer {
   private final MessageFailures failures;
   private final InFlight inFlight;
   private final Runnable onSettled;
-  private final BlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
+  private final BlockingDeque<Outcome> queue = new LinkedBlockingDeque<>();
   private volatile boolean closing;
   private volatile Thread thread;
 
@@ -90,8 +90,15 @@ final class Completer {
     for (Outcome o : pending) {
       handled += o instanceof Outcome.Released ? 0 : o.count();
     }
-    while (!pending.isEmpty()) {
+    try {
       write(pending);
+    } catch (RuntimeException e) {
+      // Keep what was not written, in order, for the next flush: dropping it would leave those
+      // messages leased (and extended by the heartbeat) for as long as the relay lives.
+      for (int i = pending.size() - 1; i >= 0; i--) {
+        queue.addFirst(pending.get(i));
+      }
+      throw e;
     }
     return handled;
   }
