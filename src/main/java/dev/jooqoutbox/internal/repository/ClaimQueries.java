@@ -56,13 +56,13 @@ final class ClaimQueries {
    * the primary key and filter out every sent row, 149 ms a claim midway through a deep drain).
    */
   static Select<Record2<Long, String>> runs(
-      Set<String> topics, int limit, int maxRun, long floor, Instant now) {
+      OutboxDialect dialect, Set<String> topics, int limit, int maxRun, long floor, Instant now) {
     var o = OUTBOX_MESSAGE.as("o");
     Field<Integer> ready =
         DSL.when(ready(o, topics, now), DSL.inline(1)).otherwise(DSL.inline(0)).as("ready");
     Table<?> window =
         select(o.SEQ, o.AGGREGATE, ready)
-            .from(o)
+            .from(dialect.pendingInSeqOrder(o))
             .where(pending(o))
             .and(o.SEQ.ge(floor))
             .orderBy(o.SEQ)
@@ -117,12 +117,17 @@ final class ClaimQueries {
    * The seq from which a claim's window may start: the oldest pending seq, or one past the newest
    * seq when nothing is pending (a row written later gets a higher one), or null on an empty table.
    */
-  static Select<Record1<Long>> oldestPendingOrNext() {
+  static Select<Record1<Long>> oldestPendingOrNext(OutboxDialect dialect) {
     var p = OUTBOX_MESSAGE.as("p");
     var any = OUTBOX_MESSAGE.as("a");
     return select(
         DSL.coalesce(
-            DSL.field(select(p.SEQ).from(p).where(pending(p)).orderBy(p.SEQ).limit(1)),
+            DSL.field(
+                select(p.SEQ)
+                    .from(dialect.pendingInSeqOrder(p))
+                    .where(pending(p))
+                    .orderBy(p.SEQ)
+                    .limit(1)),
             DSL.field(select(DSL.max(any.SEQ).plus(1)).from(any))));
   }
 

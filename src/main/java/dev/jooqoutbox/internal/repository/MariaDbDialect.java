@@ -2,6 +2,8 @@ package dev.jooqoutbox.internal.repository;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
+import dev.jooqoutbox.schema.Indexes;
+import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -62,6 +64,14 @@ final class MariaDbDialect implements OutboxDialect {
     // They cannot seek a correlated range in the recursive form and would scan the index once per
     // aggregate; a loose index scan of (aggregate, sent_at, dead_at, seq) visits each once.
     return ClaimQueries.groupedHeads(aggregates);
+  }
+
+  @Override
+  public Table<?> pendingInSeqOrder(OutboxMessageTable t) {
+    // Without the hint MariaDB 10.11 picked the dead-letter index (dead_at, seq): dead_at IS NULL
+    // holds for sent rows too, so the window walked every sent row from the index's first entry
+    // (247,961 rows estimated under 200,000 sent and 100,000 drained; MariaDbClaimPlanTest).
+    return t.forceIndex(Indexes.IX_OUTBOX_MESSAGE_PENDING.getName());
   }
 
   @Override

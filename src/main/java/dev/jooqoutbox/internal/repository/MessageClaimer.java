@@ -62,7 +62,7 @@ final class MessageClaimer {
     if (topics.isEmpty() || limit <= 0) {
       return List.of();
     }
-    long from = floor.current(() -> dsl.fetchValue(ClaimQueries.oldestPendingOrNext()));
+    long from = floor.current(() -> dsl.fetchValue(ClaimQueries.oldestPendingOrNext(dialect)));
     Request request =
         new Request(
             topics, limit, maxRun, from, new OutboxDialect.Lease(claimToken, now.plus(lease)), now);
@@ -95,7 +95,7 @@ final class MessageClaimer {
   /** The first pass: the runs of the window, leased, each cut before a row it could not lease. */
   private List<Record> leaseRuns(DSLContext tx, Request c) {
     List<Record2<Long, String>> runs =
-        tx.fetch(ClaimQueries.runs(c.topics(), c.limit(), c.maxRun(), c.floor(), c.now()));
+        tx.fetch(ClaimQueries.runs(dialect, c.topics(), c.limit(), c.maxRun(), c.floor(), c.now()));
     if (runs.isEmpty()) {
       return new ArrayList<>();
     }

@@ -4,6 +4,7 @@ import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 
 import dev.jooqoutbox.OutboxException;
+import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -62,6 +63,15 @@ interface OutboxDialect {
    * index probes per aggregate (never a walk of all pending rows).
    */
   Select<Record1<Long>> headSeqs(int aggregates);
+
+  /**
+   * Where the claim reads pending rows in seq order from (its window, the floor's refresh): {@code
+   * t} itself where the planner finds the pending index on its own, or {@code t} with a hint where
+   * it may pick an index that makes the read walk sent rows.
+   */
+  default Table<?> pendingInSeqOrder(OutboxMessageTable t) {
+    return t;
+  }
 
   // ---------------------------------------------------------------- writes
 
