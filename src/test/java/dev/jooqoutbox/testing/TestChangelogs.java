@@ -1,0 +1,65 @@
+package dev.jooqoutbox.testing;
+
+import java.sql.Connection;
+import java.util.Map;
+import javax.sql.DataSource;
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.Scope;
+import liquibase.database.Database;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
+import liquibase.ui.LoggerUIService;
+
+/**
+ * Liquibase updates the way an older release or a partial run left a database, for upgrade tests: a
+ * changelog from the test class path, or only the first changesets of one.
+ */
+public final class TestChangelogs {
+
+  private TestChangelogs() {}
+
+  /** Applies every changeset of {@code changelog} (a class path resource) not yet applied. */
+  public static void update(DataSource dataSource, String changelog) throws Exception {
+    run(
+        dataSource,
+        changelog,
+        liquibase -> liquibase.update(new Contexts(), new LabelExpression()));
+  }
+
+  /** Applies only the next {@code count} changesets of {@code changelog} for this database. */
+  public static void updateCount(DataSource dataSource, String changelog, int count)
+      throws Exception {
+    run(
+        dataSource,
+        changelog,
+        liquibase -> liquibase.update(count, new Contexts(), new LabelExpression()));
+  }
+
+  @FunctionalInterface
+  private interface Work {
+    void run(Liquibase liquibase) throws Exception;
+  }
+
+  private static void run(DataSource dataSource, String changelog, Work work) throws Exception {
+    try (Connection connection = dataSource.getConnection()) {
+      Database database =
+          DatabaseFactory.getInstance()
+              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+      var accessor = new ClassLoaderResourceAccessor(TestChangelogs.class.getClassLoader());
+      Scope.child(
+          Map.of(
+              Scope.Attr.resourceAccessor.name(),
+              accessor,
+              Scope.Attr.ui.name(),
+              new LoggerUIService()),
+          () -> {
+            @SuppressWarnings("deprecation") // the command API needs the same three arguments
+            Liquibase liquibase = new Liquibase(changelog, accessor, database);
+            work.run(liquibase);
+          });
+    }
+  }
+}
