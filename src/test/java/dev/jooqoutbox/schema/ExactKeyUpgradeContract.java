@@ -3,9 +3,6 @@ package dev.jooqoutbox.schema;
 import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.jooq.impl.DSL.field;
-import static org.jooq.impl.DSL.table;
-import static org.jooq.impl.DSL.unquotedName;
 
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
@@ -21,10 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jooq.DSLContext;
-import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Result;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -204,18 +199,6 @@ abstract class ExactKeyUpgradeContract {
   }
 
   List<String> appliedChangesets() {
-    // Liquibase's names are upper case on some dialects, lower case on others: the table by the
-    // name the server reports (MariaDB's table names are case sensitive), the columns unquoted.
-    Field<String> id = field(unquotedName("id"), String.class);
-    String changelog =
-        dsl.meta().getTables().stream()
-            .map(t -> t.getName())
-            .filter(n -> n.equalsIgnoreCase("databasechangelog"))
-            .findFirst()
-            .orElseThrow();
-    return dsl.select(id)
-        .from(table(DSL.name(changelog)))
-        .orderBy(field(unquotedName("orderexecuted")))
-        .fetch(id);
+    return TestChangelogs.applied(dsl);
   }
 }

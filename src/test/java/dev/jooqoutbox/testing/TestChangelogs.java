@@ -1,6 +1,7 @@
 package dev.jooqoutbox.testing;
 
 import java.sql.Connection;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import liquibase.Contexts;
@@ -12,6 +13,10 @@ import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import liquibase.ui.LoggerUIService;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
 
 /**
  * Liquibase updates the way an older release or a partial run left a database, for upgrade tests: a
@@ -36,6 +41,23 @@ public final class TestChangelogs {
         dataSource,
         changelog,
         liquibase -> liquibase.update(count, new Contexts(), new LabelExpression()));
+  }
+
+  /** The ids of the changesets applied to the database of {@code dsl}, in the order applied. */
+  public static List<String> applied(DSLContext dsl) {
+    // Liquibase's names are upper case on some dialects, lower case on others: the table by the
+    // name the server reports (MariaDB's table names are case sensitive), the columns unquoted.
+    String changelog =
+        dsl.meta().getTables().stream()
+            .map(Table::getName)
+            .filter(name -> name.equalsIgnoreCase("databasechangelog"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no databasechangelog table"));
+    Field<String> id = DSL.field(DSL.unquotedName("id"), String.class);
+    return dsl.select(id)
+        .from(DSL.table(DSL.name(changelog)))
+        .orderBy(DSL.field(DSL.unquotedName("orderexecuted")))
+        .fetch(id);
   }
 
   @FunctionalInterface
