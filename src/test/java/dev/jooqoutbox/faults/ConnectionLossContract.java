@@ -119,13 +119,13 @@ abstract class ConnectionLossContract {
       // Cut every session of the relays' pools, repeatedly, while the drain runs.
       int rounds = 0;
       int ended = 0;
-      long firstPending = pending(dsl);
-      while (rounds < 40 && pending(dsl) > 0 && (rounds < 10 || databaseErrors(log) == 0)) {
-        sleep(150 + (rounds % 4) * 75);
+      long firstPending = Faults.pending(dsl);
+      while (rounds < 40 && Faults.pending(dsl) > 0 && (rounds < 10 || databaseErrors(log) == 0)) {
+        Faults.sleep(150 + (rounds % 4) * 75);
         ended += endRelaySessions();
         rounds++;
       }
-      long pendingAfterFaults = pending(dsl);
+      long pendingAfterFaults = Faults.pending(dsl);
       System.out.printf(
           "%s connection loss: %d rounds, %d sessions ended, pending %d -> %d, %d database"
               + " errors logged by the relays%n",
@@ -140,7 +140,7 @@ abstract class ConnectionLossContract {
       await("the drain after the faults")
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofMillis(200))
-          .until(() -> pending(dsl) == 0);
+          .until(() -> Faults.pending(dsl) == 0);
 
       Faults.LedgerReport report = Faults.assertBookedExactlyOnceInOrder(dsl);
       assertThat(report.bookings()).isEqualTo(MESSAGES);
@@ -165,7 +165,7 @@ abstract class ConnectionLossContract {
           .until(
               () ->
                   dsl.fetchCount(Faults.BOOKING, Faults.MESSAGE_ID.eq(after)) == 1
-                      && pending(dsl) == 0);
+                      && Faults.pending(dsl) == 0);
     } finally {
       relays.forEach(OutboxRelay::close);
       Faults.release(OutboxRelay.class, log);
@@ -221,19 +221,5 @@ abstract class ConnectionLossContract {
       }
     }
     return false;
-  }
-
-  private static long pending(DSLContext dsl) {
-    return dsl.fetchCount(
-        OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull().and(OUTBOX_MESSAGE.DEAD_AT.isNull()));
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted", e);
-    }
   }
 }

@@ -133,8 +133,8 @@ abstract class ProcessCrashContract {
     List<Kill> kills = new ArrayList<>();
     long killDeadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (kills.size() < MIN_KILLS && System.nanoTime() < killDeadline) {
-      sleep(200 + random.nextInt(600));
-      long pending = pending(dsl);
+      Faults.sleep(200 + random.nextInt(600));
+      long pending = Faults.pending(dsl);
       if (pending < 5L * BATCH_SIZE * processes) {
         writeMessages(dsl, 1000); // keep the relays busy until the last kill
       }
@@ -155,7 +155,10 @@ abstract class ProcessCrashContract {
       // Its claims cannot change any more; others take them over only after the lease.
       kills.add(
           new Kill(
-              names[victim], millisSince(drainStart), pending(dsl), heldBy(dsl, names[victim])));
+              names[victim],
+              millisSince(drainStart),
+              Faults.pending(dsl),
+              heldBy(dsl, names[victim])));
       names[victim] = processName(victim, incarnations[victim]++);
       slots[victim] = startRelay(names[victim]);
     }
@@ -166,13 +169,13 @@ abstract class ProcessCrashContract {
       await("the drain after the last kill")
           .atMost(Duration.ofSeconds(150))
           .pollInterval(Duration.ofMillis(250))
-          .until(() -> pending(dsl) == 0);
+          .until(() -> Faults.pending(dsl) == 0);
     } catch (RuntimeException e) {
       StringBuilder tails = new StringBuilder();
       for (ChildJvm child : slots) {
         tails.append("\n--- relay log:\n").append(child.tail(30));
       }
-      throw new AssertionError("still pending: " + pending(dsl) + tails, e);
+      throw new AssertionError("still pending: " + Faults.pending(dsl) + tails, e);
     }
     long drainMillis = millisSince(drainStart);
     // Nothing is owed while the relays still run: no row leased, none dead.
@@ -320,21 +323,7 @@ abstract class ProcessCrashContract {
     return child;
   }
 
-  private static long pending(DSLContext dsl) {
-    return dsl.fetchCount(
-        OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull().and(OUTBOX_MESSAGE.DEAD_AT.isNull()));
-  }
-
   private static long millisSince(long nanos) {
     return (System.nanoTime() - nanos) / 1_000_000;
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted", e);
-    }
   }
 }
