@@ -83,6 +83,7 @@ public final class OutboxSchema {
     List<String> applied = new ArrayList<>();
     withLiquibase(
         dataSource,
+        false,
         liquibase -> {
           liquibase.setChangeExecListener(
               new AbstractChangeExecListener() {
@@ -107,12 +108,14 @@ public final class OutboxSchema {
   /** Writes the SQL that {@link #migrate} would run, without running it. */
   public static void printMigration(DataSource dataSource, Writer out) {
     withLiquibase(
-        dataSource, liquibase -> liquibase.update(new Contexts(), new LabelExpression(), out));
+        dataSource,
+        true,
+        liquibase -> liquibase.update(new Contexts(), new LabelExpression(), out));
   }
 
   /** Rolls back the last {@code changesets} applied changesets of this changelog. */
   public static void rollback(DataSource dataSource, int changesets) {
-    withLiquibase(dataSource, liquibase -> liquibase.rollback(changesets, null));
+    withLiquibase(dataSource, false, liquibase -> liquibase.rollback(changesets, null));
     log.info("outbox schema: rolled back the last {} changesets", changesets);
   }
 
@@ -157,7 +160,11 @@ public final class OutboxSchema {
     void run(Liquibase liquibase) throws LiquibaseException;
   }
 
-  private static void withLiquibase(DataSource dataSource, LiquibaseWork work) {
+  /**
+   * Runs {@code work} on a Liquibase of this changelog, on a connection of {@code dataSource};
+   * {@code printOnly} when it only writes SQL.
+   */
+  private static void withLiquibase(DataSource dataSource, boolean printOnly, LiquibaseWork work) {
     try (Connection connection = dataSource.getConnection()) {
       requireCurrentSchema(connection);
       var accessor = new ClassLoaderResourceAccessor(OutboxSchema.class.getClassLoader());
@@ -174,7 +181,7 @@ public final class OutboxSchema {
               Scope.Attr.ui.name(),
               new LoggerUIService(),
               Scope.Attr.logService.name(),
-              new Slf4jLogService(),
+              new Slf4jLogService(printOnly),
               "liquibase.analytics.enabled",
               false),
           () -> {
@@ -234,6 +241,12 @@ public final class OutboxSchema {
    * at INFO, which an application did not ask for: that goes to DEBUG.
    */
   private static final class Slf4jLogService extends AbstractLogService {
+    private final boolean printOnly;
+
+    Slf4jLogService(boolean printOnly) {
+      this.printOnly = printOnly;
+    }
+
     @Override
     public int getPriority() {
       return PRIORITY_SPECIALIZED;
@@ -242,6 +255,12 @@ public final class OutboxSchema {
     @Override
     public liquibase.logging.Logger getLog(Class clazz) {
       Logger target = LoggerFactory.getLogger(clazz);
+      // Printing the SQL for a fresh database, Liquibase "releases" a lock table it only printed
+      // and never created, and warns that it failed to: nothing is wrong, so that is DEBUG too.
+      int warning =
+          printOnly && clazz.getName().startsWith("liquibase.lockservice.")
+              ? Level.SEVERE.intValue()
+              : Level.WARNING.intValue();
       return new AbstractLogger() {
         @Override
         public void log(Level level, String message, Throwable e) {
@@ -250,7 +269,7 @@ public final class OutboxSchema {
             return; // a record switched off (Liquibase logs "analytics disabled" at OFF)
           } else if (value >= Level.SEVERE.intValue()) {
             target.error(message, e);
-          } else if (value >= Level.WARNING.intValue()) {
+          } else if (value >= warning) {
             target.warn(message, e);
           } else if (value >= Level.CONFIG.intValue()) {
             target.debug(message, e);

@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.testing.TestChangelogs;
 import dev.jooqoutbox.testing.TestDatabase;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Handler;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * What {@link OutboxSchema#migrate} logs in an application that logs at INFO: one line of its own
  * (the changesets it applied, or that the schema is up to date) and nothing of Liquibase's, neither
  * through SLF4J nor through {@code java.util.logging}, where Liquibase logs a dozen INFO records
- * per run by default.
+ * per run by default. {@link OutboxSchema#printMigration} logs nothing.
  */
 abstract class MigrationLogContract {
 
@@ -107,6 +108,17 @@ abstract class MigrationLogContract {
 
     assertThat(infoAndAbove())
         .containsExactly("INFO dev.jooqoutbox.OutboxSchema: outbox schema is up to date");
+    assertThat(liquibaseOnJul()).isEmpty();
+  }
+
+  @Test
+  void printingTheMigrationOfAFreshDatabaseLogsNothing() {
+    StringWriter sql = new StringWriter();
+    OutboxSchema.printMigration(db.dataSource(), sql);
+
+    assertThat(sql.toString()).containsIgnoringCase("CREATE TABLE outbox_message");
+    // Not even Liquibase's "Failed to release change log lock": it only printed that table.
+    assertThat(infoAndAbove()).isEmpty();
     assertThat(liquibaseOnJul()).isEmpty();
   }
 
