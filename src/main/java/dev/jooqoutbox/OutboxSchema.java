@@ -4,23 +4,35 @@ import java.io.Writer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.logging.Level;
 import javax.sql.DataSource;
 import liquibase.Contexts;
 import liquibase.LabelExpression;
 import liquibase.Liquibase;
 import liquibase.Scope;
 import liquibase.UpdateSummaryOutputEnum;
+import liquibase.changelog.ChangeSet;
+import liquibase.changelog.DatabaseChangeLog;
+import liquibase.changelog.visitor.AbstractChangeExecListener;
 import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.exception.LiquibaseException;
+import liquibase.logging.core.AbstractLogService;
+import liquibase.logging.core.AbstractLogger;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import liquibase.ui.LoggerUIService;
 import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs the jOOQ-outbox Liquibase changelog that ships in the jar.
@@ -29,17 +41,27 @@ import org.jooq.DSLContext;
  * changelog instead; this class is for applications, tests and the CLI that want the outbox tables
  * without a Liquibase setup of their own. An update is idempotent (applied changesets are skipped)
  * and serialized across processes by Liquibase's lock table.
+ *
+ * <p>Logging: {@link #migrate} logs one line at INFO through SLF4J (logger {@code
+ * dev.jooqoutbox.OutboxSchema}): the changesets it applied, or that the schema is up to date.
+ * Liquibase's own log goes to SLF4J too (loggers {@code liquibase.*}), its warnings and errors as
+ * such and its progress reports at DEBUG, never to {@code java.util.logging} or the console.
  */
 public final class OutboxSchema {
 
   /** Classpath location of the master changelog, to {@code include} from your own. */
   public static final String CHANGELOG = "db/changelog/jooq-outbox.xml";
 
+  private static final Logger log = LoggerFactory.getLogger(OutboxSchema.class);
+
   private OutboxSchema() {}
 
   /**
    * Applies every changeset not yet applied, on a connection from {@code dataSource}. Safe to run
    * from several processes at once: they apply each changeset once between them.
+   *
+   * @throws OutboxException when the migration fails; on PostgreSQL also when the connection's
+   *     current schema does not exist (a {@code currentSchema} naming a missing schema)
    */
   public static void migrate(DataSource dataSource) {
     try {
@@ -58,24 +80,51 @@ public final class OutboxSchema {
   }
 
   private static void update(DataSource dataSource) {
-    withLiquibase(dataSource, liquibase -> liquibase.update(new Contexts(), new LabelExpression()));
+    List<String> applied = new ArrayList<>();
+    withLiquibase(
+        dataSource,
+        false,
+        liquibase -> {
+          liquibase.setChangeExecListener(
+              new AbstractChangeExecListener() {
+                @Override
+                public void ran(
+                    ChangeSet changeSet,
+                    DatabaseChangeLog changeLog,
+                    Database database,
+                    ChangeSet.ExecType execType) {
+                  applied.add(changeSet.getId());
+                }
+              });
+          liquibase.update(new Contexts(), new LabelExpression());
+        });
+    if (applied.isEmpty()) {
+      log.info("outbox schema is up to date");
+    } else {
+      log.info("outbox schema: applied {} changesets: {}", applied.size(), applied);
+    }
   }
 
   /** Writes the SQL that {@link #migrate} would run, without running it. */
   public static void printMigration(DataSource dataSource, Writer out) {
     withLiquibase(
-        dataSource, liquibase -> liquibase.update(new Contexts(), new LabelExpression(), out));
+        dataSource,
+        true,
+        liquibase -> liquibase.update(new Contexts(), new LabelExpression(), out));
   }
 
   /** Rolls back the last {@code changesets} applied changesets of this changelog. */
   public static void rollback(DataSource dataSource, int changesets) {
-    withLiquibase(dataSource, liquibase -> liquibase.rollback(changesets, null));
+    withLiquibase(dataSource, false, liquibase -> liquibase.rollback(changesets, null));
+    log.info("outbox schema: rolled back the last {} changesets", changesets);
   }
 
   /**
    * Tells whether the outbox and inbox tables exist in the connection's current schema (PostgreSQL)
    * or database (MariaDB, SQLite), so a tool can say "run migrate first" instead of failing on a
    * missing table. Tables of the same name in other schemas of the server do not count.
+   *
+   * @throws OutboxException on PostgreSQL when the connection's current schema does not exist
    */
   public static boolean isMigrated(DSLContext dsl) {
     return dsl.connectionResult(OutboxSchema::isMigrated);
@@ -86,6 +135,12 @@ public final class OutboxSchema {
     // Plain JDBC metadata instead of jOOQ's meta(): that one lists every schema of the catalog, so
     // an empty PostgreSQL schema looked migrated when any other schema held the tables.
     Set<String> names = new HashSet<>();
+    try {
+      // A null schema would make getTables list every schema: a missing one looked migrated.
+      requireCurrentSchema(connection);
+    } catch (SQLException e) {
+      throw new OutboxException("cannot read the current schema: " + e.getMessage(), e);
+    }
     try (ResultSet tables =
         connection
             .getMetaData()
@@ -105,33 +160,124 @@ public final class OutboxSchema {
     void run(Liquibase liquibase) throws LiquibaseException;
   }
 
-  private static void withLiquibase(DataSource dataSource, LiquibaseWork work) {
+  /**
+   * Runs {@code work} on a Liquibase of this changelog, on a connection of {@code dataSource};
+   * {@code printOnly} when it only writes SQL.
+   */
+  private static void withLiquibase(DataSource dataSource, boolean printOnly, LiquibaseWork work) {
     try (Connection connection = dataSource.getConnection()) {
-      Database database =
-          DatabaseFactory.getInstance()
-              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+      requireCurrentSchema(connection);
       var accessor = new ClassLoaderResourceAccessor(OutboxSchema.class.getClassLoader());
-      // Liquibase's default UI service and its update summary print to System.out; a library must
-      // not write to the application's console, so both go to Liquibase's log instead. Nor may
-      // it send usage analytics from the application's process: they are off here.
+      // Liquibase's default UI service and its update summary print to System.out, and its log
+      // goes to java.util.logging at INFO (a dozen records per start, also when nothing is to do):
+      // a library must not write to the application's console or log, so both go to SLF4J, its
+      // chatter at DEBUG (see Slf4jLogService). Set in this scope only, so an application's own
+      // Liquibase runs stay as it configured them. Nor may the library send usage analytics
+      // from the application's process: they are off here.
       Scope.child(
           Map.of(
               Scope.Attr.resourceAccessor.name(),
               accessor,
               Scope.Attr.ui.name(),
               new LoggerUIService(),
+              Scope.Attr.logService.name(),
+              new Slf4jLogService(printOnly),
               "liquibase.analytics.enabled",
               false),
           () -> {
+            Database database =
+                DatabaseFactory.getInstance()
+                    .findCorrectDatabaseImplementation(new JdbcConnection(connection));
             @SuppressWarnings("deprecation") // the command API needs the same three arguments
             Liquibase liquibase = new Liquibase(CHANGELOG, accessor, database);
             liquibase.setShowSummaryOutput(UpdateSummaryOutputEnum.LOG);
             work.run(liquibase);
           });
+    } catch (OutboxException e) {
+      throw e;
     } catch (SQLException e) {
       throw new OutboxException("cannot open a connection for the outbox migration", e);
     } catch (Exception e) {
       throw new OutboxException("outbox migration failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * PostgreSQL only: the tables belong in the first schema of the {@code search_path} that exists,
+   * and with none ({@code currentSchema} in the URL naming a missing schema) PostgreSQL reports
+   * "relation does not exist" or "no schema has been selected to create in". This names the schema
+   * instead. Other databases have no such state: their current database is checked at connect.
+   */
+  private static void requireCurrentSchema(Connection connection) throws SQLException {
+    if (!"PostgreSQL".equals(connection.getMetaData().getDatabaseProductName())
+        || connection.getSchema() != null) {
+      return;
+    }
+    String searchPath;
+    try (Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery("SHOW search_path")) {
+      result.next();
+      searchPath = result.getString(1);
+    }
+    List<String> schemas =
+        Arrays.stream(searchPath.split(","))
+            .map(String::trim)
+            .filter(schema -> !schema.isEmpty())
+            .map(schema -> '"' + schema.replace("\"", "") + '"')
+            .toList();
+    throw new OutboxException(
+        (schemas.size() == 1
+                ? "schema " + schemas.get(0) + " does not exist"
+                : "none of the schemas " + String.join(", ", schemas) + " exists")
+            + " (the connection's search_path is \""
+            + searchPath
+            + "\", set by currentSchema in a PostgreSQL JDBC URL): create it, or name an"
+            + " existing schema");
+  }
+
+  /**
+   * Liquibase's log on SLF4J, under Liquibase's class names. Warnings and errors keep their level;
+   * Liquibase reports its progress (which changelog it reads, each changeset, the update summary)
+   * at INFO, which an application did not ask for: that goes to DEBUG.
+   */
+  private static final class Slf4jLogService extends AbstractLogService {
+    private final boolean printOnly;
+
+    Slf4jLogService(boolean printOnly) {
+      this.printOnly = printOnly;
+    }
+
+    @Override
+    public int getPriority() {
+      return PRIORITY_SPECIALIZED;
+    }
+
+    @Override
+    public liquibase.logging.Logger getLog(Class clazz) {
+      Logger target = LoggerFactory.getLogger(clazz);
+      // Printing the SQL for a fresh database, Liquibase "releases" a lock table it only printed
+      // and never created, and warns that it failed to: nothing is wrong, so that is DEBUG too.
+      int warning =
+          printOnly && clazz.getName().startsWith("liquibase.lockservice.")
+              ? Level.SEVERE.intValue()
+              : Level.WARNING.intValue();
+      return new AbstractLogger() {
+        @Override
+        public void log(Level level, String message, Throwable e) {
+          int value = level.intValue();
+          if (value == Level.OFF.intValue()) {
+            return; // a record switched off (Liquibase logs "analytics disabled" at OFF)
+          } else if (value >= Level.SEVERE.intValue()) {
+            target.error(message, e);
+          } else if (value >= warning) {
+            target.warn(message, e);
+          } else if (value >= Level.CONFIG.intValue()) {
+            target.debug(message, e);
+          } else {
+            target.trace(message, e);
+          }
+        }
+      };
     }
   }
 }

@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.jooqoutbox.schema.tables.records.InboxMessageRecord;
+import dev.jooqoutbox.testing.LockWait;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,15 +110,21 @@ abstract class InboxContract {
 
   /**
    * A first delivery records m-1 and stays open while a second delivery of m-1 runs in another
-   * thread; the first then commits or rolls back. Returns what the second delivery's seen said.
+   * thread; once the second is blocked behind the first, the first commits or rolls back. Returns
+   * what the second delivery's seen said.
    */
   private boolean racingDelivery(boolean firstCommits) throws Exception {
     ExecutorService other = Executors.newSingleThreadExecutor();
     try (Connection connection = db.dataSource().getConnection()) {
       connection.setAutoCommit(false);
       assertThat(inbox.seen(DSL.using(connection, db.dialect()), "billing", "m-1")).isFalse();
+      LockWait lockWait = LockWait.behind(db, connection);
 
-      Future<Boolean> second = other.submit(() -> seenInTransaction("billing", "m-1"));
+      Future<Boolean> second =
+          other.submit(
+              () ->
+                  lockWait.inWaitingTransaction(db.dsl(), tx -> inbox.seen(tx, "billing", "m-1")));
+      lockWait.awaitBlocked(Duration.ofSeconds(30));
       if (firstCommits) {
         connection.commit();
       } else {

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.LockWait;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -447,29 +447,30 @@ abstract class OutboxWriteContract {
       DSLContext first = DSL.using(connection, db.dialect());
       outbox.message("order-1", "order.placed", Map.of("n", 1)).id("caller-1").write(first);
 
+      LockWait lockWait = LockWait.behind(db, connection);
+
       // The second writer reads before the first commits, so on MariaDB its snapshot predates
       // that commit. (On SQLite a transaction that read cannot wait for the write lock: there
       // it writes at once.)
-      CountDownLatch secondRead = new CountDownLatch(1);
       Future<String> second =
           other.submit(
               () ->
-                  db.dsl()
-                      .transactionResult(
-                          tx -> {
-                            if (db.kind() != TestDatabase.Kind.SQLITE) {
-                              tx.dsl().fetchCount(ORDERS);
-                            }
-                            secondRead.countDown();
-                            String id =
-                                outbox
-                                    .message("order-1", "order.placed", Map.of("n", 1))
-                                    .id("caller-1")
-                                    .write(tx.dsl());
-                            insertOrder(tx.dsl(), "o-second");
-                            return id;
-                          }));
-      assertThat(secondRead.await(30, TimeUnit.SECONDS)).isTrue();
+                  lockWait.inWaitingTransaction(
+                      db.dsl(),
+                      tx -> {
+                        if (db.kind() != TestDatabase.Kind.SQLITE) {
+                          tx.fetchCount(ORDERS);
+                        }
+                        String id =
+                            outbox
+                                .message("order-1", "order.placed", Map.of("n", 1))
+                                .id("caller-1")
+                                .write(tx);
+                        insertOrder(tx, "o-second");
+                        return id;
+                      }));
+      // Commit only once the second write waits for the first's row (or SQLite's write lock).
+      lockWait.awaitBlocked(Duration.ofSeconds(30));
       connection.commit();
       connection.setAutoCommit(true);
 
@@ -489,16 +490,19 @@ abstract class OutboxWriteContract {
       DSLContext first = DSL.using(connection, db.dialect());
       outbox.message("order-1", "order.placed", Map.of("n", 1)).id("caller-1").write(first);
 
+      LockWait lockWait = LockWait.behind(db, connection);
+
       Future<String> second =
           other.submit(
               () ->
-                  db.dsl()
-                      .transactionResult(
-                          tx ->
-                              outbox
-                                  .message("order-1", "order.placed", Map.of("n", 2))
-                                  .id("caller-1")
-                                  .write(tx.dsl())));
+                  lockWait.inWaitingTransaction(
+                      db.dsl(),
+                      tx ->
+                          outbox
+                              .message("order-1", "order.placed", Map.of("n", 2))
+                              .id("caller-1")
+                              .write(tx)));
+      lockWait.awaitBlocked(Duration.ofSeconds(30));
       connection.rollback();
       connection.setAutoCommit(true);
 

@@ -79,10 +79,18 @@ final class ChildJvm {
     return process.pid();
   }
 
-  /** SIGKILL, then waits until the process is gone. */
-  void kill() {
+  /** The exit code of a JVM killed by SIGKILL (128 + 9). */
+  static final int SIGKILLED = 137;
+
+  /**
+   * SIGKILL, then waits until the process is gone.
+   *
+   * @return its exit code ({@link #SIGKILLED} when the signal ended it), or -1 when it still runs
+   *     after 10 s
+   */
+  int kill() {
     process.destroyForcibly();
-    waitFor(10);
+    return waitFor(10);
   }
 
   /** Waits up to {@code seconds} for the exit; returns the exit code, or -1 when still running. */

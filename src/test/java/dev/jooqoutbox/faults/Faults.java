@@ -149,6 +149,22 @@ final class Faults {
     return new LedgerReport(ids.size(), bookings.size(), duplicates, byProcess);
   }
 
+  /** Messages neither sent nor dead. */
+  static long pending(DSLContext dsl) {
+    return dsl.fetchCount(
+        OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull().and(OUTBOX_MESSAGE.DEAD_AT.isNull()));
+  }
+
+  /** Sleeps; an interrupt fails the test. */
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
   /** Sets the level of {@code loggers}; jOOQ's DEBUG logs every statement, too slow for these. */
   static void logLevel(Level level, String... loggers) {
     for (String name : loggers) {

@@ -94,6 +94,9 @@ abstract class InjectionContract {
     var claimed =
         repository.claim(
             java.util.Set.of("canary.topic"), 2, Duration.ofMinutes(1), "t", Instant.now());
+    assertThat(claimed)
+        .extracting(OutboxMessage::id)
+        .containsExactlyElementsOf(canaries.subList(0, 2));
     repository.markSent("t", List.of(claimed.get(0).seq()), Instant.now());
     repository.deadLetter("t", claimed.get(1).seq(), "canary dead", Instant.now());
     dsl.transaction(tx -> inbox.seen(tx.dsl(), "canary-consumer", "canary-message"));
@@ -182,7 +185,30 @@ abstract class InjectionContract {
                 OUTBOX_MESSAGE,
                 OUTBOX_MESSAGE.ID.in(given.keySet()).and(OUTBOX_MESSAGE.SENT_AT.isNotNull())))
         .isEqualTo(given.size());
-    assertThat(canaries).hasSize(3);
+    // And each canary by its id, in the state it was left in: sent, dead, pending untouched.
+    var sent =
+        dsl.selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(canaries.get(0))).fetchSingle();
+    var dead =
+        dsl.selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(canaries.get(1))).fetchSingle();
+    var pending =
+        dsl.selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(canaries.get(2))).fetchSingle();
+    assertThat(sent.getSentAt()).as("sent canary").isNotNull();
+    assertThat(sent.getDeadAt()).isNull();
+    assertThat(dead.getDeadAt()).as("dead canary").isNotNull();
+    assertThat(dead.getLastError()).isEqualTo("canary dead");
+    assertThat(pending.getSentAt()).as("pending canary").isNull();
+    assertThat(pending.getDeadAt()).isNull();
+    assertThat(pending.getAttempts()).as("pending canary never claimed").isZero();
+    assertThat(pending.getClaimToken()).isNull();
+    assertThat(
+            dsl.fetchCount(
+                INBOX_MESSAGE,
+                INBOX_MESSAGE
+                    .CONSUMER
+                    .eq("canary-consumer")
+                    .and(INBOX_MESSAGE.MESSAGE_ID.eq("canary-message"))))
+        .as("inbox canary")
+        .isEqualTo(1);
   }
 
   /** Every column of every outbox row, in seq order. */

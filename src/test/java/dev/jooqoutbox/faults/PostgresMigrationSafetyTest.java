@@ -13,24 +13,15 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.TestChangelogs;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import liquibase.Contexts;
-import liquibase.LabelExpression;
-import liquibase.Liquibase;
-import liquibase.Scope;
-import liquibase.database.Database;
-import liquibase.database.DatabaseFactory;
-import liquibase.database.jvm.JdbcConnection;
-import liquibase.resource.ClassLoaderResourceAccessor;
-import liquibase.ui.LoggerUIService;
 import org.jooq.DSLContext;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -110,7 +101,7 @@ class PostgresMigrationSafetyTest {
     try (TestDatabase db = TestDatabase.empty(TestDatabase.Kind.POSTGRES)) {
       DSLContext dsl = db.dsl();
       // The first released set: the outbox and inbox tables, without the indexes of 003.
-      updateCount(db, 2);
+      TestChangelogs.updateCount(db.dataSource(), OutboxSchema.CHANGELOG, 2);
       assertThat(appliedChangesets(dsl)).containsExactly(CHANGESETS.get(0), CHANGESETS.get(1));
       assertThat(indexes(dsl)).doesNotContain("ix_outbox_message_pending");
 
@@ -185,27 +176,6 @@ class PostgresMigrationSafetyTest {
         .isEqualTo(1);
     boolean seen = dsl.transactionResult(tx -> new Inbox().seen(tx.dsl(), "c", id));
     assertThat(seen).isFalse();
-  }
-
-  /** Liquibase's update with a count: applies only the next {@code count} changesets. */
-  private static void updateCount(TestDatabase db, int count) throws Exception {
-    try (Connection connection = db.dataSource().getConnection()) {
-      Database database =
-          DatabaseFactory.getInstance()
-              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
-      var accessor = new ClassLoaderResourceAccessor(OutboxSchema.class.getClassLoader());
-      Scope.child(
-          Map.of(
-              Scope.Attr.resourceAccessor.name(),
-              accessor,
-              Scope.Attr.ui.name(),
-              new LoggerUIService()),
-          () -> {
-            @SuppressWarnings("deprecation")
-            Liquibase liquibase = new Liquibase(OutboxSchema.CHANGELOG, accessor, database);
-            liquibase.update(count, new Contexts(), new LabelExpression());
-          });
-    }
   }
 
   private static List<String> appliedChangesets(DSLContext dsl) {

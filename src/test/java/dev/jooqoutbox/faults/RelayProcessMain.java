@@ -8,6 +8,7 @@ import dev.jooqoutbox.relay.OutboxRelay;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
@@ -18,9 +19,9 @@ import org.slf4j.Logger;
  * A relay in its own JVM, for the process-crash tests: it delivers {@link Faults#BOOKING_TOPIC}
  * messages to the inbox-guarded ledger until it is killed.
  *
- * <p>Arguments: {@code dialect jdbcUrl processName leaseMillis batchSize handlerConcurrency}.
- * Prints {@code READY} once the relay runs, so the test kills it while it works, not while it
- * boots.
+ * <p>Arguments: {@code dialect jdbcUrl processName leaseMillis batchSize handlerConcurrency}. Its
+ * claim tokens are {@code processName#n}. Prints {@code READY} once the relay runs, so the test
+ * kills it while it works, not while it boots.
  */
 public final class RelayProcessMain {
 
@@ -45,6 +46,7 @@ public final class RelayProcessMain {
     DSLContext dsl = DSL.using(pool, dialect, new Settings().withExecuteLogging(false));
     Inbox inbox = new Inbox();
     AtomicBoolean active = new AtomicBoolean();
+    AtomicLong claims = new AtomicLong();
 
     OutboxRelay relay =
         OutboxRelay.builder(dsl)
@@ -59,9 +61,13 @@ public final class RelayProcessMain {
                 })
             .lease(lease)
             .batchSize(batchSize)
+            // The window is the crash bound: at most this many claimed messages per kill.
+            .maxInFlight(batchSize)
             .handlerConcurrency(handlerConcurrency)
             .pollInterval(Duration.ofMillis(100))
             .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+            // "<process>#<n>": the test finds what a killed process still held by its name.
+            .claimTokens(() -> process + "#" + claims.incrementAndGet())
             .build();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

@@ -53,7 +53,8 @@ abstract class SchemaConformanceContract {
   void secondMigrationIsANoOp() {
     db.migrate();
     int applied = appliedChangesets();
-    assertThat(applied).isEqualTo(3);
+    // 004 (exact key collation) exists for MariaDB and MySQL only.
+    assertThat(applied).isEqualTo(kind == TestDatabase.Kind.MARIADB ? 4 : 3);
 
     db.migrate();
 

@@ -1,0 +1,9 @@
+package dev.jooqoutbox;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class MariaDbExactKeysTest extends ExactKeysContract {
+  MariaDbExactKeysTest() {
+    super(TestDatabase.Kind.MARIADB);
+  }
+}

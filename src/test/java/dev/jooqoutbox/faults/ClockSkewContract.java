@@ -1,0 +1,249 @@
+package dev.jooqoutbox.faults;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.relay.OutboxHandler;
+import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.LockWait;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.jooq.DSLContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Two real relays whose clocks differ by more than the lease: relay B, its clock ahead, takes over
+ * a message while relay A's handler of it still runs, so the same message is handled twice at the
+ * same time. The inbox-guarded ledger still books it once, and the aggregate's next message only
+ * after that booking committed; A's late success settles nothing.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class ClockSkewContract {
+
+  static final Duration LEASE = Duration.ofSeconds(10);
+
+  /** B's clock runs this much ahead of A's: past the lease, so B takes over at once. */
+  static final Duration SKEW = LEASE.plusSeconds(1);
+
+  private final TestDatabase.Kind kind;
+  TestDatabase db;
+  DSLContext dsl;
+  private final List<OutboxRelay> relays = new ArrayList<>();
+
+  ClockSkewContract(TestDatabase.Kind kind) {
+    this.kind = kind;
+  }
+
+  @BeforeAll
+  void createDatabase() {
+    Faults.quietLogs();
+    db = TestDatabase.migrated(kind);
+    dsl = db.dsl();
+    Faults.createLedgerTables(dsl);
+  }
+
+  @AfterAll
+  void dropDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void emptyTables() {
+    db.truncate();
+    dsl.deleteFrom(Faults.BOOKING).execute();
+    dsl.deleteFrom(Faults.DUPLICATE).execute();
+  }
+
+  @AfterEach
+  void closeRelays() {
+    relays.forEach(OutboxRelay::close);
+    relays.clear();
+  }
+
+  /**
+   * A's handler is running, before its transaction, when B takes the message over and books it; A's
+   * run then finds B's inbox record and drops its copy.
+   */
+  @Test
+  void skewedTakeoverWhileTheFirstRunStillRunsBooksOnce() throws Exception {
+    List<String> ids = writeTwoOfOneAggregate();
+    String first = ids.get(0);
+    CountDownLatch aRunning = new CountDownLatch(1);
+    CountDownLatch releaseA = new CountDownLatch(1);
+    Inbox inbox = new Inbox();
+    start(
+        "relay-a",
+        Clock.systemUTC(),
+        m -> {
+          if (m.id().equals(first) && aRunning.getCount() > 0) {
+            aRunning.countDown();
+            waitFor(releaseA);
+          }
+          Faults.book(dsl, inbox, m, "relay-a");
+        });
+    assertThat(aRunning.await(30, TimeUnit.SECONDS)).as("A's handler started").isTrue();
+
+    start(
+        "relay-b",
+        Clock.offset(Clock.systemUTC(), SKEW),
+        m -> Faults.book(dsl, inbox, m, "relay-b"));
+    // B books the message while A's handler of it still runs: the two runs overlap.
+    await("B's booking of the first message")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> bookedBy(first).equals(List.of("relay-b")));
+    assertThat(releaseA.getCount()).as("A's handler has not returned").isEqualTo(1);
+
+    releaseA.countDown();
+    awaitSettled(ids);
+    assertThat(duplicatesBy(first)).as("A's run found B's record").containsExactly("relay-a");
+    assertBookedOnceInOrder(ids);
+  }
+
+  /**
+   * A's handler has recorded the message with the inbox in its open transaction when B takes the
+   * message over: B's run waits for A's inbox row, and once A commits its booking, B drops its
+   * copy. On a server with row locks only: SQLite's single writer makes B's claim itself wait for
+   * A's transaction, so there the runs cannot overlap in this way.
+   */
+  void skewedTakeoverWaitsForTheFirstRunsInboxRowAndBooksOnce() throws Exception {
+    List<String> ids = writeTwoOfOneAggregate();
+    String first = ids.get(0);
+    AtomicReference<LockWait> aHolds = new AtomicReference<>();
+    CountDownLatch releaseA = new CountDownLatch(1);
+    Inbox inbox = new Inbox();
+    start(
+        "relay-a",
+        Clock.systemUTC(),
+        m -> {
+          if (!m.id().equals(first) || aHolds.get() != null) {
+            Faults.book(dsl, inbox, m, "relay-a");
+            return;
+          }
+          dsl.transaction(
+              tx -> {
+                assertThat(inbox.seen(tx.dsl(), Faults.LEDGER, m.id())).isFalse();
+                aHolds.set(tx.dsl().connectionResult(c -> LockWait.behind(db, c)));
+                waitFor(releaseA);
+                tx.dsl()
+                    .insertInto(Faults.BOOKING)
+                    .set(Faults.MESSAGE_ID, m.id())
+                    .set(Faults.AGGREGATE, m.aggregate())
+                    .set(Faults.SEQ, m.seq())
+                    .set(Faults.PROCESS, "relay-a")
+                    .execute();
+              });
+        });
+    await("A's inbox record").atMost(Duration.ofSeconds(30)).until(() -> aHolds.get() != null);
+
+    start(
+        "relay-b",
+        Clock.offset(Clock.systemUTC(), SKEW),
+        m -> Faults.book(dsl, inbox, m, "relay-b"));
+    // B has taken the message over and its inbox record waits for A's.
+    aHolds.get().awaitBlocked(Duration.ofSeconds(30));
+    assertThat(
+            dsl.select(OUTBOX_MESSAGE.CLAIM_TOKEN)
+                .from(OUTBOX_MESSAGE)
+                .where(OUTBOX_MESSAGE.ID.eq(first))
+                .fetchOne(OUTBOX_MESSAGE.CLAIM_TOKEN))
+        .as("the claim B took over")
+        .startsWith("relay-b");
+
+    releaseA.countDown();
+    awaitSettled(ids);
+    assertThat(bookedBy(first)).containsExactly("relay-a");
+    assertThat(duplicatesBy(first)).as("B's run found A's record").containsExactly("relay-b");
+    assertBookedOnceInOrder(ids);
+  }
+
+  private List<String> writeTwoOfOneAggregate() {
+    Outbox outbox = Outbox.builder(dsl).notifyOnWrite(false).build();
+    List<String> ids = new ArrayList<>();
+    for (int n = 1; n <= 2; n++) {
+      int k = n;
+      ids.add(
+          dsl.transactionResult(
+              tx -> outbox.write(tx.dsl(), "account-1", Faults.BOOKING_TOPIC, Map.of("n", k))));
+    }
+    return ids;
+  }
+
+  private void start(String name, Clock clock, OutboxHandler handler) {
+    OutboxRelay relay =
+        OutboxRelay.builder(dsl)
+            .clock(clock)
+            .claimTokens(tokens(name))
+            .lease(LEASE)
+            .listen(false)
+            .pollInterval(Duration.ofMillis(50))
+            .handler(Faults.BOOKING_TOPIC, handler)
+            .build();
+    relays.add(relay);
+    relay.start();
+  }
+
+  /** Claim tokens that name the relay, so a test can tell whose claim a row carries. */
+  private static Supplier<String> tokens(String relay) {
+    AtomicInteger next = new AtomicInteger();
+    return () -> relay + "-" + next.incrementAndGet();
+  }
+
+  private void awaitSettled(List<String> ids) {
+    await("both messages sent")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                dsl.fetchCount(
+                        OUTBOX_MESSAGE,
+                        OUTBOX_MESSAGE.ID.in(ids).and(OUTBOX_MESSAGE.SENT_AT.isNotNull()))
+                    == ids.size());
+  }
+
+  private void assertBookedOnceInOrder(List<String> ids) {
+    Faults.LedgerReport report = Faults.assertBookedExactlyOnceInOrder(dsl);
+    assertThat(report.bookings()).isEqualTo(ids.size());
+    assertThat(report.duplicates()).isEqualTo(1);
+  }
+
+  private List<String> bookedBy(String id) {
+    return dsl.select(Faults.PROCESS)
+        .from(Faults.BOOKING)
+        .where(Faults.MESSAGE_ID.eq(id))
+        .fetch(Faults.PROCESS);
+  }
+
+  private List<String> duplicatesBy(String id) {
+    return dsl.select(Faults.PROCESS)
+        .from(Faults.DUPLICATE)
+        .where(Faults.MESSAGE_ID.eq(id))
+        .fetch(Faults.PROCESS);
+  }
+
+  private static void waitFor(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("test latch never released");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

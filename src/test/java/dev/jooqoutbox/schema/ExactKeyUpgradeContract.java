@@ -1,0 +1,204 @@
+package dev.jooqoutbox.schema;
+
+import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.TestChangelogs;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.Result;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An upgrade from the changelog released before {@code 004-exact-key-collation}: a database holding
+ * sent, dead, leased and pending messages and inbox rows, with keys that differ by trailing spaces,
+ * case and normalization wherever the old schema allowed them, is migrated to the latest changelog.
+ * Every row survives unchanged, and keys then compare exactly.
+ */
+abstract class ExactKeyUpgradeContract {
+
+  /** The changelog of the release before 004, on the test class path. */
+  static final String RELEASED_CHANGELOG = "dev/jooqoutbox/schema/released-001-003.xml";
+
+  static final Instant T = Instant.parse("2026-05-01T08:00:00Z");
+
+  final TestDatabase.Kind kind;
+  TestDatabase db;
+  DSLContext dsl;
+
+  ExactKeyUpgradeContract(TestDatabase.Kind kind) {
+    this.kind = kind;
+  }
+
+  @BeforeEach
+  void createDatabase() {
+    db = TestDatabase.empty(kind);
+    dsl = db.dsl();
+  }
+
+  @AfterEach
+  void dropDatabase() {
+    db.close();
+  }
+
+  /** The changesets of this dialect applied after the released ones. */
+  abstract List<String> changesetsAfterTheRelease();
+
+  @Test
+  void upgradeKeepsEveryRowAndMakesKeysExact() throws Exception {
+    TestChangelogs.update(db.dataSource(), RELEASED_CHANGELOG);
+    List<String> released = appliedChangesets();
+    assertThat(released).hasSize(3).allMatch(id -> id.startsWith("00"));
+
+    writeRowsTheOldSchemaAllows();
+    Result<?> outboxBefore = outboxRows();
+    Result<?> inboxBefore = inboxRows();
+
+    OutboxSchema.migrate(db.dataSource());
+
+    assertThat(appliedChangesets().subList(3, appliedChangesets().size()))
+        .containsExactlyElementsOf(changesetsAfterTheRelease());
+    assertThat(outboxRows()).as("outbox rows after the upgrade").isEqualTo(outboxBefore);
+    assertThat(inboxRows()).as("inbox rows after the upgrade").isEqualTo(inboxBefore);
+    assertKeysCompareExactly();
+  }
+
+  /**
+   * Messages of look-alike aggregates and topics (PAD-equal aggregates are allowed: the column is
+   * not unique), ids that differ by case, normalization or a trailing space of their own, one
+   * message of each state, a lease held by a token with a trailing space, and inbox rows of
+   * look-alike consumers and ids.
+   */
+  void writeRowsTheOldSchemaAllows() {
+    MutableClock clock = new MutableClock(T);
+    Outbox outbox = Outbox.builder(dsl).clock(clock).notifyOnWrite(false).build();
+    String[][] messages = {
+      {"order-1", "acct-1", "keys"},
+      {"ORDER-1", "acct-1 ", "keys"},
+      {"caf\u00e9", "Acct-1", "keys"},
+      {"cafe\u0301", "acct-1", "Keys"},
+      {"order-2 ", "acct-1  ", "keys"},
+      {"sent-1", "acct-2", "keys"},
+      {"dead-1", "acct-3", "keys"},
+      {"leased-1", "acct-4", "keys"},
+    };
+    for (String[] m : messages) {
+      dsl.transaction(
+          tx -> outbox.message(m[1], m[2], Map.of("id", m[0])).id(m[0]).write(tx.dsl()));
+    }
+    JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
+    settle(repository, "acct-2", "sent-token", seq -> repository.markSent("sent-token", seq, T));
+    settle(
+        repository,
+        "acct-3",
+        "dead-token",
+        seq -> repository.deadLetter("dead-token", seq.get(0), "given up", T) ? 1 : 0);
+    settle(repository, "acct-4", "relay-1 ", seq -> 1); // left leased to "relay-1 "
+
+    Inbox inbox = new Inbox(clock);
+    String[][] seen = {
+      {"ledger", "m-5"},
+      {"ledger", "M-5"},
+      {"ledger ", "m-6 "},
+      {"Ledger", "m-5"},
+      {"ledger", "caf\u00e9"},
+      {"ledger", "cafe\u0301"},
+    };
+    for (String[] s : seen) {
+      assertThat(seen(inbox, s[0], s[1])).isFalse();
+    }
+  }
+
+  /** Claims the one ready message of {@code aggregate} with {@code token} and settles it. */
+  private void settle(
+      JooqOutboxRepository repository,
+      String aggregate,
+      String token,
+      java.util.function.ToIntFunction<List<Long>> how) {
+    List<Long> seqs =
+        repository.claim(Set.of("keys"), 100, Duration.ofHours(1), token, T).stream()
+            .filter(m -> m.aggregate().equals(aggregate))
+            .map(OutboxMessage::seq)
+            .toList();
+    assertThat(seqs).hasSize(1);
+    assertThat(how.applyAsInt(seqs)).isEqualTo(1);
+    // Give the rest of the claim back, so only the settled row changed.
+    List<Long> rest =
+        dsl.select(OUTBOX_MESSAGE.SEQ)
+            .from(OUTBOX_MESSAGE)
+            .where(OUTBOX_MESSAGE.CLAIM_TOKEN.eq(token))
+            .and(OUTBOX_MESSAGE.SEQ.notIn(seqs))
+            .fetch(OUTBOX_MESSAGE.SEQ);
+    repository.release(token, rest);
+  }
+
+  /** What the upgraded schema must do that the old MariaDB schema could not. */
+  void assertKeysCompareExactly() {
+    Outbox outbox = Outbox.builder(dsl).clock(new MutableClock(T)).notifyOnWrite(false).build();
+    int before = dsl.fetchCount(OUTBOX_MESSAGE);
+    // A trailing-space twin of a stored id, with the same content, is a new message.
+    dsl.transaction(
+        tx ->
+            outbox
+                .message("acct-1", "keys", Map.of("id", "order-1"))
+                .id("order-1 ")
+                .write(tx.dsl()));
+    assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isEqualTo(before + 1);
+    assertThat(dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.AGGREGATE.eq("acct-1"))).isEqualTo(3);
+
+    Inbox inbox = new Inbox(new MutableClock(T));
+    assertThat(seen(inbox, "ledger", "m-5 ")).isFalse();
+    assertThat(seen(inbox, "ledger ", "m-5")).isFalse();
+    assertThat(seen(inbox, "ledger", "m-5")).isTrue();
+
+    // The lease of "relay-1 " is not "relay-1"'s to settle.
+    JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
+    long leased =
+        dsl.select(OUTBOX_MESSAGE.SEQ)
+            .from(OUTBOX_MESSAGE)
+            .where(OUTBOX_MESSAGE.ID.eq("leased-1"))
+            .fetchSingle(OUTBOX_MESSAGE.SEQ);
+    assertThat(repository.markSent("relay-1", List.of(leased), T)).isZero();
+    assertThat(repository.markSent("relay-1 ", List.of(leased), T)).isEqualTo(1);
+  }
+
+  boolean seen(Inbox inbox, String consumer, String messageId) {
+    return dsl.transactionResult(tx -> inbox.seen(tx.dsl(), consumer, messageId));
+  }
+
+  Result<?> outboxRows() {
+    return dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
+  }
+
+  Result<?> inboxRows() {
+    // Ordered in Java: the database's order of look-alike keys is what changes.
+    Result<? extends Record> rows = dsl.selectFrom(INBOX_MESSAGE).fetch();
+    rows.sort(
+        (a, b) -> {
+          int c = a.get(INBOX_MESSAGE.CONSUMER).compareTo(b.get(INBOX_MESSAGE.CONSUMER));
+          return c != 0
+              ? c
+              : a.get(INBOX_MESSAGE.MESSAGE_ID).compareTo(b.get(INBOX_MESSAGE.MESSAGE_ID));
+        });
+    return rows;
+  }
+
+  List<String> appliedChangesets() {
+    return TestChangelogs.applied(dsl);
+  }
+}

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.schema;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class MariaDbMigrationLogTest extends MigrationLogContract {
+  MariaDbMigrationLogTest() {
+    super(TestDatabase.Kind.MARIADB);
+  }
+}
