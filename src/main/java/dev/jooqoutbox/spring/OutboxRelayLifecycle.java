@@ -71,18 +71,21 @@ final class OutboxRelayLifecycle
       return builder;
     }
     prepared = true;
-    List<HandlerRegistration> found = handlers.get();
-    if (found.isEmpty()) {
-      log.info(
-          "jooq-outbox: no @OutboxListener and no handler bean in the context; the relay does not"
-              + " run");
-      return null;
-    }
     OutboxRelay.Builder b =
         RelaySettings.apply(properties, OutboxRelay.builder(dsl)).objectMapper(mapper);
-    found.forEach(h -> h.registerWith(b));
+    handlers.get().forEach(h -> h.registerWith(b));
     customizers.orderedStream().forEach(c -> c.customize(b));
-    relay = build(b);
+    try {
+      relay = b.build();
+    } catch (IllegalArgumentException e) {
+      if (String.valueOf(e.getMessage()).startsWith("handlers:")) { // the builder has none
+        log.info(
+            "jooq-outbox: no @OutboxListener, handler bean or customizer registers a handler; the"
+                + " relay does not run");
+        return null;
+      }
+      throw RelaySettings.inPropertyNames(e);
+    }
     builder = b;
     log.info("jooq-outbox: relay built for topics {}", relay.topics());
     return b;

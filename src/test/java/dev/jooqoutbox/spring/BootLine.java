@@ -32,6 +32,15 @@ public final class BootLine {
         "jooq.autoconfigure.JooqAutoConfiguration");
   }
 
+  /** DataSource and jOOQ without a transaction manager. */
+  public static AutoConfigurations jooqWithoutTransactions() {
+    return of(
+        "autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "autoconfigure.jooq.JooqAutoConfiguration",
+        "jooq.autoconfigure.JooqAutoConfiguration");
+  }
+
   public static AutoConfigurations liquibase() {
     return of(
         "autoconfigure.liquibase.LiquibaseAutoConfiguration",
