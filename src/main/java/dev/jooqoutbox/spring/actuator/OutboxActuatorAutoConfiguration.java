@@ -40,6 +40,10 @@ public class OutboxActuatorAutoConfiguration {
     return new OutboxEndpoint(admin);
   }
 
+  /**
+   * The indicators are lambdas of the line's own interface: no class of this jar implements a Boot
+   * 4 type, so every class loads on Boot 3 (and the other way round).
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = BOOT3_HEALTH)
   @ConditionalOnMissingClass(BOOT4_HEALTH)
@@ -51,9 +55,17 @@ public class OutboxActuatorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "outboxHealthIndicator")
-    Boot3OutboxHealthIndicator outboxHealthIndicator(
+    org.springframework.boot.actuate.health.HealthIndicator outboxHealthIndicator(
         OutboxAdmin admin, OutboxProperties properties) {
-      return new Boot3OutboxHealthIndicator(new OutboxHealthCheck(admin, properties.getHealth()));
+      OutboxHealthCheck check = new OutboxHealthCheck(admin, properties.getHealth());
+      return () -> {
+        OutboxHealthCheck.Reading reading = check.read();
+        var health =
+            reading.up()
+                ? org.springframework.boot.actuate.health.Health.up()
+                : org.springframework.boot.actuate.health.Health.down();
+        return health.withDetails(reading.details()).build();
+      };
     }
   }
 
@@ -67,9 +79,17 @@ public class OutboxActuatorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "outboxHealthIndicator")
-    Boot4OutboxHealthIndicator outboxHealthIndicator(
+    org.springframework.boot.health.contributor.HealthIndicator outboxHealthIndicator(
         OutboxAdmin admin, OutboxProperties properties) {
-      return new Boot4OutboxHealthIndicator(new OutboxHealthCheck(admin, properties.getHealth()));
+      OutboxHealthCheck check = new OutboxHealthCheck(admin, properties.getHealth());
+      return () -> {
+        OutboxHealthCheck.Reading reading = check.read();
+        var health =
+            reading.up()
+                ? org.springframework.boot.health.contributor.Health.up()
+                : org.springframework.boot.health.contributor.Health.down();
+        return health.withDetails(reading.details()).build();
+      };
     }
   }
 }
