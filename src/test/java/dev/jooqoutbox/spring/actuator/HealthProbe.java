@@ -6,14 +6,14 @@ import java.util.Map;
  * Reads a health indicator of either Spring Boot line: Boot 3's and Boot 4's {@code Health} types
  * live in different packages, and these tests are compiled once and run on both.
  */
-final class HealthProbe {
+public final class HealthProbe {
 
-  record Reading(String status, Map<String, Object> details) {}
+  public record Reading(String status, Map<String, Object> details) {}
 
   private HealthProbe() {}
 
   @SuppressWarnings("unchecked")
-  static Reading read(Object indicator) {
+  public static Reading read(Object indicator) {
     try {
       Object health = indicator.getClass().getMethod("health").invoke(indicator);
       Object status = health.getClass().getMethod("getStatus").invoke(health);
