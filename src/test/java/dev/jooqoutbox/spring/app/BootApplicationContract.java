@@ -105,6 +105,8 @@ abstract class BootApplicationContract {
     dsl()
         .update(OUTBOX_MESSAGE)
         .setNull(OUTBOX_MESSAGE.SENT_AT)
+        .setNull(OUTBOX_MESSAGE.LOCKED_UNTIL)
+        .setNull(OUTBOX_MESSAGE.CLAIM_TOKEN)
         .set(OUTBOX_MESSAGE.ATTEMPTS, 0)
         .where(OUTBOX_MESSAGE.ID.eq(again))
         .execute();
