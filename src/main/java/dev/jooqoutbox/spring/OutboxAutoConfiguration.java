@@ -1,0 +1,96 @@
+package dev.jooqoutbox.spring;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxAdmin;
+import javax.sql.DataSource;
+import liquibase.integration.spring.SpringLiquibase;
+import org.jooq.DSLContext;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+
+/**
+ * The writer's side of the outbox for a Spring Boot application with one {@link DSLContext}: an
+ * {@link Outbox} whose writes join the Spring transaction of the calling thread (and are refused
+ * outside one), an {@link Inbox}, an {@link OutboxAdmin}, and the outbox tables (see {@link
+ * OutboxProperties.Schema}). Each bean backs off when the application defines its own.
+ *
+ * <p>Payloads are written and read with the application's Jackson 2 {@link ObjectMapper} bean when
+ * it has exactly one (Spring Boot 3 makes one; on Boot 4 add {@code spring-boot-jackson2} or define
+ * one), else with a mapper that registers the Jackson modules on the classpath.
+ */
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.autoconfigure.jooq.JooqAutoConfiguration",
+      "org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration",
+      "org.springframework.boot.autoconfigure.liquibase.LiquibaseAutoConfiguration",
+      "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
+      "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
+      "org.springframework.boot.jackson2.autoconfigure.Jackson2AutoConfiguration"
+    })
+@ConditionalOnClass({DSLContext.class, TransactionAwareDataSourceProxy.class})
+@ConditionalOnSingleCandidate(DSLContext.class)
+@EnableConfigurationProperties(OutboxProperties.class)
+public class OutboxAutoConfiguration {
+
+  /**
+   * Runs after every {@link SpringLiquibase} bean (the application's migrations), before the beans
+   * below.
+   */
+  @Bean
+  OutboxSchemaInitializer outboxSchemaInitializer(
+      DSLContext dsl,
+      OutboxProperties properties,
+      ObjectProvider<SpringLiquibase> liquibase,
+      ObjectProvider<DataSource> dataSources) {
+    liquibase.orderedStream().forEach(migrated -> {});
+    DataSource dataSource =
+        SpringDsl.dataSource(dsl).orElseGet(() -> dataSources.getIfUnique(() -> null));
+    return new OutboxSchemaInitializer(
+        properties.getSchema().getMigrate(), SpringDsl.ownTransactions(dsl), dataSource);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  Outbox outbox(
+      DSLContext dsl,
+      OutboxProperties properties,
+      ObjectProvider<ObjectMapper> mappers,
+      OutboxSchemaInitializer schema) {
+    Outbox.Builder outbox =
+        Outbox.builder(SpringDsl.joiningTransactions(dsl))
+            .objectMapper(mapper(mappers))
+            .notifyOnWrite(properties.getWrite().isNotifyRelays());
+    try {
+      return outbox.maxPayloadBytes(properties.getWrite().getMaxPayloadBytes()).build();
+    } catch (IllegalArgumentException e) {
+      throw RelaySettings.inPropertyNames(e);
+    }
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  Inbox inbox(OutboxSchemaInitializer schema) {
+    return new Inbox();
+  }
+
+  /** On its own connections: an admin call inside a {@code @Transactional} method does not join. */
+  @Bean
+  @ConditionalOnMissingBean
+  OutboxAdmin outboxAdmin(DSLContext dsl, OutboxSchemaInitializer schema) {
+    return OutboxAdmin.create(SpringDsl.ownTransactions(dsl));
+  }
+
+  /** The application's Jackson 2 mapper, or one with the modules on the classpath. */
+  static ObjectMapper mapper(ObjectProvider<ObjectMapper> mappers) {
+    return mappers.getIfUnique(() -> JsonMapper.builder().findAndAddModules().build());
+  }
+}

@@ -1,0 +1,76 @@
+package dev.jooqoutbox.spring;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.relay.OutboxRelay;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.jooq.DSLContext;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The relay of a Spring Boot application: its handlers are the {@link OutboxListener} methods and
+ * annotated handler beans of the context, its settings the {@code jooq-outbox.relay.*} properties,
+ * then every {@link OutboxRelayCustomizer}. It starts when the context is ready and stops
+ * gracefully before the DataSource closes.
+ *
+ * <p>Off with {@code jooq-outbox.relay.enabled=false} (a service that only writes), when the
+ * application defines its own {@link OutboxRelay} bean, and, at startup, when the context has no
+ * handler. Publishes its metrics to the application's {@link MeterRegistry} when there is one.
+ */
+@AutoConfiguration(
+    after = OutboxAutoConfiguration.class,
+    afterName = {
+      "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+    })
+@ConditionalOnBean(OutboxAutoConfiguration.class)
+@ConditionalOnProperty(
+    prefix = OutboxProperties.PREFIX + ".relay",
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
+@ConditionalOnMissingBean(OutboxRelay.class)
+public class OutboxRelayAutoConfiguration {
+
+  @Bean
+  OutboxRelayLifecycle outboxRelayLifecycle(
+      ConfigurableListableBeanFactory beans,
+      DSLContext dsl,
+      OutboxProperties properties,
+      ObjectProvider<ObjectMapper> mappers,
+      Inbox inbox,
+      ObjectProvider<PlatformTransactionManager> transactionManagers,
+      ObjectProvider<OutboxRelayCustomizer> customizers,
+      OutboxSchemaInitializer schema) {
+    ObjectMapper mapper = OutboxAutoConfiguration.mapper(mappers);
+    ListenerScanner scanner =
+        new ListenerScanner(
+            beans,
+            mapper,
+            inbox,
+            SpringDsl.joiningTransactions(dsl),
+            () -> transactionManagers.getIfUnique(() -> null));
+    return new OutboxRelayLifecycle(
+        scanner::scan, SpringDsl.ownTransactions(dsl), properties.getRelay(), mapper, customizers);
+  }
+
+  /** Micrometer is optional: only this class names it. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(MeterRegistry.class)
+  static class Metrics {
+
+    @Bean
+    OutboxRelayCustomizer outboxRelayMeterRegistry(ObjectProvider<MeterRegistry> registries) {
+      return relay -> registries.ifUnique(relay::meterRegistry);
+    }
+  }
+}

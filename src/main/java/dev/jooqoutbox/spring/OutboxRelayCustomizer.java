@@ -1,0 +1,14 @@
+package dev.jooqoutbox.spring;
+
+import dev.jooqoutbox.relay.OutboxRelay;
+
+/**
+ * Changes the auto-configured relay's builder after the {@code jooq-outbox.relay.*} properties and
+ * the handlers found in the context were applied, for what properties cannot say: a clock, claim
+ * tokens, a handler registered in code. Every bean of this type is applied, in {@code @Order}.
+ */
+@FunctionalInterface
+public interface OutboxRelayCustomizer {
+
+  void customize(OutboxRelay.Builder relay);
+}

@@ -1,0 +1,144 @@
+package dev.jooqoutbox.spring;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.relay.OutboxRelay;
+import java.util.List;
+import java.util.function.Supplier;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * The auto-configured relay's life in the application context. Built once every singleton exists
+ * (so a wrong handler or property stops the startup before anything runs), started with the other
+ * lifecycle beans when the context is refreshed, and stopped gracefully when the context closes:
+ * running handlers finish, the rest of the claimed messages is given back, within {@code
+ * jooq-outbox.relay.shutdown-timeout}. Lifecycle beans stop before any singleton is destroyed, so
+ * the relay is closed before the DataSource it uses.
+ *
+ * <p>Phase {@value #PHASE}: it starts after, and stops before, the beans of lower phases, among
+ * them the web server and its graceful shutdown ({@code Integer.MAX_VALUE - 1024} and {@code -
+ * 2048}); handlers therefore never run while the rest of the application is not yet up or already
+ * stopping.
+ */
+final class OutboxRelayLifecycle
+    implements SmartInitializingSingleton, SmartLifecycle, DisposableBean {
+
+  /** Late start, early stop. */
+  static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
+
+  private static final Logger log = LoggerFactory.getLogger(OutboxRelayLifecycle.class);
+
+  private final Supplier<List<HandlerRegistration>> handlers;
+  private final DSLContext dsl;
+  private final OutboxProperties.Relay properties;
+  private final ObjectMapper mapper;
+  private final ObjectProvider<OutboxRelayCustomizer> customizers;
+  private boolean prepared;
+  private OutboxRelay.Builder builder;
+  private volatile OutboxRelay relay;
+  private volatile boolean running;
+
+  /**
+   * @param dsl where the relay claims and settles, outside the application's transactions
+   * @param mapper reads payloads for {@code OutboxMessage.payloadAs}
+   */
+  OutboxRelayLifecycle(
+      Supplier<List<HandlerRegistration>> handlers,
+      DSLContext dsl,
+      OutboxProperties.Relay properties,
+      ObjectMapper mapper,
+      ObjectProvider<OutboxRelayCustomizer> customizers) {
+    this.handlers = handlers;
+    this.dsl = dsl;
+    this.properties = properties;
+    this.mapper = mapper;
+    this.customizers = customizers;
+  }
+
+  @Override
+  public void afterSingletonsInstantiated() {
+    prepare();
+  }
+
+  /** Finds the handlers and builds the relay, once; null when the context has no handler. */
+  private synchronized OutboxRelay.Builder prepare() {
+    if (prepared) {
+      return builder;
+    }
+    prepared = true;
+    OutboxRelay.Builder b =
+        RelaySettings.apply(properties, OutboxRelay.builder(dsl)).objectMapper(mapper);
+    handlers.get().forEach(h -> h.registerWith(b));
+    customizers.orderedStream().forEach(c -> c.customize(b));
+    try {
+      relay = b.build();
+    } catch (IllegalArgumentException e) {
+      if (String.valueOf(e.getMessage()).startsWith("handlers:")) { // the builder has none
+        log.info(
+            "jooq-outbox: no @OutboxListener, handler bean or customizer registers a handler; the"
+                + " relay does not run");
+        return null;
+      }
+      throw RelaySettings.inPropertyNames(e);
+    }
+    builder = b;
+    log.info("jooq-outbox: relay built for topics {}", relay.topics());
+    return b;
+  }
+
+  private static OutboxRelay build(OutboxRelay.Builder builder) {
+    try {
+      return builder.build();
+    } catch (IllegalArgumentException e) {
+      throw RelaySettings.inPropertyNames(e);
+    }
+  }
+
+  /** The relay, or null when the context has no handler or the relay was stopped. */
+  OutboxRelay relay() {
+    return relay;
+  }
+
+  @Override
+  public synchronized void start() {
+    OutboxRelay.Builder b = prepare();
+    if (b == null || running) {
+      return;
+    }
+    if (relay == null) { // stopped before: a closed relay does not start again
+      relay = build(b);
+    }
+    relay.start();
+    running = true;
+  }
+
+  @Override
+  public synchronized void stop() {
+    if (running) {
+      relay.close();
+      relay = null;
+      running = false;
+    }
+  }
+
+  /** A context whose refresh failed is destroyed without being stopped. */
+  @Override
+  public void destroy() {
+    stop();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  @Override
+  public int getPhase() {
+    return PHASE;
+  }
+}

@@ -1,0 +1,95 @@
+package dev.jooqoutbox.spring.actuator;
+
+import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.spring.OutboxAutoConfiguration;
+import dev.jooqoutbox.spring.OutboxProperties;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The outbox's Actuator parts, only when the Actuator is on the classpath: the {@code outbox}
+ * health indicator (off with {@code management.health.outbox.enabled=false}) and the {@link
+ * OutboxEndpoint}. The indicator's API moved between Spring Boot 3 and 4, so each line has its own
+ * small configuration, chosen by the classes present.
+ */
+@AutoConfiguration(after = OutboxAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean(OutboxAdmin.class)
+@Import({
+  OutboxActuatorAutoConfiguration.Boot3Health.class,
+  OutboxActuatorAutoConfiguration.Boot4Health.class
+})
+public class OutboxActuatorAutoConfiguration {
+
+  static final String BOOT3_HEALTH = "org.springframework.boot.actuate.health.HealthIndicator";
+  static final String BOOT4_HEALTH = "org.springframework.boot.health.contributor.HealthIndicator";
+
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnAvailableEndpoint(endpoint = OutboxEndpoint.class)
+  OutboxEndpoint outboxEndpoint(OutboxAdmin admin) {
+    return new OutboxEndpoint(admin);
+  }
+
+  /**
+   * The indicators are lambdas of the line's own interface: no class of this jar implements a Boot
+   * 4 type, so every class loads on Boot 3 (and the other way round).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = BOOT3_HEALTH)
+  @ConditionalOnMissingClass(BOOT4_HEALTH)
+  @ConditionalOnProperty(
+      prefix = "management.health.outbox",
+      name = "enabled",
+      matchIfMissing = true)
+  static class Boot3Health {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "outboxHealthIndicator")
+    org.springframework.boot.actuate.health.HealthIndicator outboxHealthIndicator(
+        OutboxAdmin admin, OutboxProperties properties) {
+      OutboxHealthCheck check = new OutboxHealthCheck(admin, properties.getHealth());
+      return () -> {
+        OutboxHealthCheck.Reading reading = check.read();
+        var health =
+            reading.up()
+                ? org.springframework.boot.actuate.health.Health.up()
+                : org.springframework.boot.actuate.health.Health.down();
+        return health.withDetails(reading.details()).build();
+      };
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = BOOT4_HEALTH)
+  @ConditionalOnProperty(
+      prefix = "management.health.outbox",
+      name = "enabled",
+      matchIfMissing = true)
+  static class Boot4Health {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "outboxHealthIndicator")
+    org.springframework.boot.health.contributor.HealthIndicator outboxHealthIndicator(
+        OutboxAdmin admin, OutboxProperties properties) {
+      OutboxHealthCheck check = new OutboxHealthCheck(admin, properties.getHealth());
+      return () -> {
+        OutboxHealthCheck.Reading reading = check.read();
+        var health =
+            reading.up()
+                ? org.springframework.boot.health.contributor.Health.up()
+                : org.springframework.boot.health.contributor.Health.down();
+        return health.withDetails(reading.details()).build();
+      };
+    }
+  }
+}
