@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.relay;
 import dev.jooqoutbox.internal.micrometer.MicrometerRelayMetrics;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.WakeupListener;
+import dev.jooqoutbox.internal.wakeup.Wakeups;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +36,7 @@ public final class RelayEngine {
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final WakeupListener listener;
   private volatile Thread listenerThread;
+  private volatile Wakeups.Registration inProcessWakeups;
   private volatile Thread worker;
   private Instant nextPurge;
   private Instant nextBacklogRefresh = Instant.MIN;
@@ -65,6 +67,7 @@ public final class RelayEngine {
     if (stopping.get() || !started.compareAndSet(false, true)) {
       throw new IllegalStateException("an OutboxRelay starts once and cannot restart after close");
     }
+    inProcessWakeups = Wakeups.register(config.dsl(), wakeup::signal);
     Thread w = daemonThreads("outbox-relay-").newThread(this::runWorker);
     worker = w;
     w.start();
@@ -95,6 +98,9 @@ public final class RelayEngine {
       return;
     }
     wakeup.signal();
+    if (inProcessWakeups != null) {
+      inProcessWakeups.close();
+    }
     if (listener != null) {
       listener.stop();
     }
