@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.NewMessage;
+import dev.jooqoutbox.internal.wakeup.AfterCommit;
+import dev.jooqoutbox.internal.wakeup.WriterWakeup;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
+import org.jooq.TransactionListener;
 
 /**
  * Writes messages into the outbox on the caller's transaction, so a message commits or rolls back
@@ -37,9 +40,15 @@ import org.jooq.DSLContext;
  *   <li>A caller id already stored with the same content returns that id and writes nothing; with
  *       other content it throws {@link DuplicateMessageException}. Neither aborts the caller's
  *       transaction.
- *   <li>On PostgreSQL (unless {@link Builder#notifyOnWrite} is off) the write also issues {@code
- *       NOTIFY jooq_outbox}, which PostgreSQL delivers only when the transaction commits, so a
- *       listening relay wakes at once.
+ *   <li>Unless {@link Builder#notifyOnWrite} is off, a committed write wakes relays: those of this
+ *       JVM on the same database at once, after the commit, and on PostgreSQL those of other
+ *       processes with one {@code NOTIFY jooq_outbox} sent from a connection of the outbox's own a
+ *       few milliseconds later (coalesced over all the commits of that time). A write whose
+ *       transaction rolls back wakes nobody. This needs an after-commit hook for the write's
+ *       transaction: jOOQ's transactions on a configuration with {@link #transactionListener()}
+ *       have one. Other transactions fall back to a {@code NOTIFY} inside the transaction on
+ *       PostgreSQL (delivered at commit; such writers commit one at a time on PostgreSQL's
+ *       notification lock) and to the relays' poll elsewhere. See docs/guide.md.
  * </ul>
  *
  * <p>Thread-safe and immutable.
@@ -56,7 +65,7 @@ public final class Outbox {
   private final PayloadJson payloads;
   private final Clock clock;
   private final Supplier<String> ids;
-  private final boolean notifyOnWrite;
+  private final WriterWakeup wakeup; // null: notifyOnWrite off
   private final JooqOutboxRepository repository;
 
   private Outbox(Builder b) {
@@ -65,7 +74,18 @@ public final class Outbox {
     this.payloads = new PayloadJson(b.mapper, b.maxPayloadBytes);
     this.clock = b.clock;
     this.ids = b.ids != null ? b.ids : new TimeOrderedIds(b.clock);
-    this.notifyOnWrite = b.notifyOnWrite;
+    this.wakeup = b.notifyOnWrite ? new WriterWakeup(repository, b.dsl) : null;
+  }
+
+  /**
+   * The jOOQ listener that gives writes in jOOQ's transactions the fast wake-up: add it to the
+   * configuration your transactions run on, {@code DSL.using(configuration.deriveAppending(
+   * Outbox.transactionListener()))}. A write in a transaction of that configuration then wakes
+   * relays right after the commit, without a statement in the transaction. Nested transactions
+   * count when the outermost one commits.
+   */
+  public static TransactionListener transactionListener() {
+    return AfterCommit.jooqTransactionListener();
   }
 
   /** An outbox bound to {@code dsl} with every default. */
@@ -190,8 +210,8 @@ public final class Outbox {
         }
         return message.id();
       }
-      if (notifyOnWrite) {
-        repository.notifyRelays(tx, topic);
+      if (wakeup != null) {
+        wakeup.written(tx, topic);
       }
       return message.id();
     }
@@ -255,10 +275,11 @@ public final class Outbox {
     }
 
     /**
-     * Whether a write on PostgreSQL issues {@code NOTIFY}, so relays wake at commit instead of at
-     * their next poll. Default true. PostgreSQL serializes the commits of notifying transactions on
-     * one lock; turn it off when many concurrent writers matter more than milliseconds of latency
-     * (see docs/guide.md). Ignored on other dialects.
+     * Whether a committed write wakes relays (see the class documentation), instead of leaving them
+     * to their next poll. Default true. The notifier's connections come from the context this
+     * outbox is bound to: bind it to one that takes connections from a pool or data source (an
+     * outbox bound to a single connection on PostgreSQL always falls back to {@code NOTIFY} inside
+     * the transaction).
      */
     public Builder notifyOnWrite(boolean notifyOnWrite) {
       this.notifyOnWrite = notifyOnWrite;

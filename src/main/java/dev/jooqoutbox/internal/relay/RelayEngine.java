@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.relay;
 import dev.jooqoutbox.internal.micrometer.MicrometerRelayMetrics;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.WakeupListener;
+import dev.jooqoutbox.internal.wakeup.Wakeups;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -45,6 +46,7 @@ public final class RelayEngine {
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final WakeupListener listener;
   private volatile Thread listenerThread;
+  private volatile Wakeups.Registration inProcessWakeups;
   private volatile Thread worker;
 
   public RelayEngine(RelayConfig config) {
@@ -83,6 +85,8 @@ public final class RelayEngine {
     startTimers();
     housekeeping.start(housekeepingThread);
     completer.start();
+    // Writers of this JVM on the same database wake the producer right after their commit.
+    inProcessWakeups = Wakeups.register(config.dsl(), wakeup::signal);
     Thread w = daemonThreads("outbox-relay-").newThread(this::produce);
     worker = w;
     w.start();
@@ -134,6 +138,9 @@ public final class RelayEngine {
     }
     long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
     wakeup.signal();
+    if (inProcessWakeups != null) {
+      inProcessWakeups.close();
+    }
     if (listener != null) {
       listener.stop();
     }

@@ -100,9 +100,26 @@ public final class JooqOutboxRepository {
     return store.findStored(tx, id);
   }
 
-  /** Makes relays wake when {@code tx} commits, where the database can tell them. */
+  /**
+   * Makes relays wake when {@code tx} commits, where the database can tell them, with a statement
+   * inside {@code tx} (PostgreSQL: {@code NOTIFY}). The fallback for a write whose transaction has
+   * no after-commit hook: PostgreSQL's notification lock makes such writers commit one at a time.
+   */
   public void notifyRelays(DSLContext tx, String topic) {
     dialect.notifyRelays(tx, topic);
+  }
+
+  /** Whether {@link #notifyOtherProcesses} reaches relays in other processes (PostgreSQL). */
+  public boolean notifiesOtherProcesses() {
+    return dialect.notifiesOtherProcesses();
+  }
+
+  /**
+   * Wakes listening relays in every process with one notification, sent now from a connection of
+   * this repository's own, in its own transaction; nothing where the database has no notifications.
+   */
+  public void notifyOtherProcesses() {
+    dialect.notifyOtherProcesses(dsl);
   }
 
   /**

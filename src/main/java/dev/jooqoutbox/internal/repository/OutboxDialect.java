@@ -110,10 +110,23 @@ interface OutboxDialect {
   // ---------------------------------------------------------------- wake-up
 
   /**
-   * Whatever makes relays wake when the writer's transaction {@code tx} commits (PostgreSQL: {@code
-   * NOTIFY}, delivered at commit only); nothing where the database cannot.
+   * Whatever makes relays wake when the writer's transaction {@code tx} commits, sent inside it
+   * (PostgreSQL: {@code NOTIFY}, delivered at commit only); nothing where the database cannot. The
+   * writer's fallback when its transaction has no after-commit hook.
    */
   default void notifyRelays(DSLContext tx, String topic) {}
+
+  /** Whether {@link #notifyOtherProcesses} reaches relays in other processes. */
+  default boolean notifiesOtherProcesses() {
+    return false;
+  }
+
+  /**
+   * Tells listening relays, in any process, that writers have committed: one notification from a
+   * connection of {@code dsl}'s own, outside any writer's transaction. Nothing where the database
+   * has no notifications.
+   */
+  default void notifyOtherProcesses(DSLContext dsl) {}
 
   /**
    * A listener that calls {@code onNotification} when a writer's transaction commits, on a

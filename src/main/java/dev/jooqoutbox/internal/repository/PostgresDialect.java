@@ -18,8 +18,10 @@ import org.jooq.impl.DSL;
 /**
  * PostgreSQL 12+: a lease is one {@code UPDATE ... WHERE seq IN (SELECT ... FOR UPDATE SKIP LOCKED)
  * RETURNING}, so it needs no transaction around it and costs one round trip; skip-locked lets
- * concurrent claimers pass over each other's rows instead of queueing on them. Writers wake relays
- * with {@code NOTIFY}, which PostgreSQL delivers at commit only.
+ * concurrent claimers pass over each other's rows instead of queueing on them. Relays in other
+ * processes are woken with {@code NOTIFY}: after commit from a connection of its own (coalesced by
+ * the writer), or inside the writer's transaction as the fallback, which PostgreSQL delivers at
+ * commit only.
  */
 final class PostgresDialect implements OutboxDialect {
 
@@ -55,6 +57,34 @@ final class PostgresDialect implements OutboxDialect {
     // Delivered on commit only; identical notifications in one transaction fold into one.
     tx.select(DSL.function("pg_notify", Object.class, DSL.inline(CHANNEL), DSL.val(topic)))
         .execute();
+  }
+
+  @Override
+  public boolean notifiesOtherProcesses() {
+    return true;
+  }
+
+  @Override
+  public void notifyOtherProcesses(DSLContext dsl) {
+    dsl.connection(
+        connection -> {
+          // One statement, so one transaction in autocommit. A notification needs no durability:
+          // without waiting for the commit's WAL flush the notifier is free again in well under a
+          // millisecond. set_config(..., true) lasts for this transaction only.
+          DSL.using(connection, dsl.dialect())
+              .select(
+                  DSL.function(
+                      "set_config",
+                      String.class,
+                      DSL.inline("synchronous_commit"),
+                      DSL.inline("off"),
+                      DSL.inline(true)),
+                  DSL.function("pg_notify", Object.class, DSL.inline(CHANNEL), DSL.inline("")))
+              .execute();
+          if (!connection.getAutoCommit()) {
+            connection.commit(); // a pool that hands out connections outside autocommit
+          }
+        });
   }
 
   @Override

@@ -12,9 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Holds one dedicated connection that {@code LISTEN}s on {@link PostgresDialect#CHANNEL} and calls
- * back when a writer's transaction commits. Polling stays the safety net: a lost notification (for
- * example while this reconnects) only delays delivery to the next poll. Loaded only on PostgreSQL,
- * so the PostgreSQL driver stays optional.
+ * back when a writer's transaction commits. When the connection fails it calls back (the relay
+ * claims once), reconnects after the delay, and calls back again once it listens: a commit while it
+ * was down waits at most for the reconnection, not for the next poll. Loaded only on PostgreSQL, so
+ * the PostgreSQL driver stays optional.
  */
 final class PostgresListener implements WakeupListener {
 
@@ -25,6 +26,7 @@ final class PostgresListener implements WakeupListener {
   private final Duration reconnectDelay;
   private volatile boolean running = true;
   private volatile Connection connection;
+  private boolean listenedBefore;
 
   PostgresListener(
       ConnectionProvider connections, Runnable onNotification, Duration reconnectDelay) {
@@ -58,6 +60,11 @@ final class PostgresListener implements WakeupListener {
       // Plain SQL: jOOQ has no LISTEN statement. The channel is our constant, not input.
       statement.execute("LISTEN " + PostgresDialect.CHANNEL);
     }
+    if (listenedBefore) {
+      // Commits while the connection was down were not heard: let the relay claim once now.
+      onNotification.run();
+    }
+    listenedBefore = true;
     while (running) {
       PGNotification[] notifications = pg.getNotifications(500);
       if (notifications != null && notifications.length > 0) {
