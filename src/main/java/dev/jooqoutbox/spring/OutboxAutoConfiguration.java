@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.internal.wakeup.AfterCommit;
 import javax.sql.DataSource;
 import liquibase.integration.spring.SpringLiquibase;
 import org.jooq.DSLContext;
@@ -65,6 +66,8 @@ public class OutboxAutoConfiguration {
       OutboxProperties properties,
       ObjectProvider<ObjectMapper> mappers,
       OutboxSchemaInitializer schema) {
+    // Writes in Spring's transactions wake relays after the commit, not with a NOTIFY inside.
+    AfterCommit.register(SpringAfterCommit.INSTANCE);
     Outbox.Builder outbox =
         Outbox.builder(SpringDsl.joiningTransactions(dsl))
             .objectMapper(mapper(mappers))

@@ -43,8 +43,8 @@ public class OutboxProperties {
     private int maxPayloadBytes = Outbox.DEFAULT_MAX_PAYLOAD_BYTES;
 
     /**
-     * Whether a write on PostgreSQL sends NOTIFY at commit, so listening relays wake at once.
-     * Ignored on other databases.
+     * Whether a committed write wakes relays at once: those of this application right after
+     * Spring's commit, on PostgreSQL also those of other processes (one coalesced NOTIFY).
      */
     private boolean notifyRelays = true;
 

@@ -1,6 +1,5 @@
 package dev.jooqoutbox.internal.wakeup;
 
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
@@ -26,9 +25,12 @@ public interface AfterCommit {
    */
   boolean runAfterCommit(DSLContext tx, Runnable action);
 
-  /** Adds {@code hook} to those asked after the built-in one, for the life of the JVM. */
+  /**
+   * Adds {@code hook} to those asked after the built-in one, for the life of the JVM; a hook
+   * registered again (a second application context) is kept once.
+   */
   static void register(AfterCommit hook) {
-    Hooks.REGISTERED.add(Objects.requireNonNull(hook, "hook"));
+    Hooks.REGISTERED.addIfAbsent(Objects.requireNonNull(hook, "hook"));
   }
 
   /**
@@ -55,7 +57,7 @@ public interface AfterCommit {
 
   /** The registered hooks. */
   final class Hooks {
-    static final List<AfterCommit> REGISTERED = new CopyOnWriteArrayList<>();
+    static final CopyOnWriteArrayList<AfterCommit> REGISTERED = new CopyOnWriteArrayList<>();
 
     private Hooks() {}
   }

@@ -62,7 +62,7 @@ abstract class BootApplicationContract {
     db.dsl().deleteFrom(table("ledger")).execute();
   }
 
-  private ConfigurableApplicationContext start() {
+  private ConfigurableApplicationContext start(String... more) {
     ConfigurableApplicationContext app =
         new SpringApplicationBuilder(OrdersApplication.class)
             .web(WebApplicationType.NONE)
@@ -76,6 +76,7 @@ abstract class BootApplicationContract {
                 "jooq-outbox.relay.concurrency=3",
                 "jooq-outbox.health.max-pending-age=1s",
                 "management.endpoints.web.exposure.include=health,outbox")
+            .properties(more) // later ones win
             .run();
     apps.add(app);
     return app;
@@ -113,6 +114,17 @@ abstract class BootApplicationContract {
     await().atMost(WAIT).until(() -> admin.pendingCount() == 0);
     assertThat(count("ledger")).isEqualTo(10);
     assertThat(count("inbox_message")).isEqualTo(10);
+  }
+
+  @Test
+  void aCommittedWriteWakesTheRelayRightAfterSpringsCommit() {
+    // No LISTEN and a poll of a minute: only the after-commit wake-up can deliver it in seconds.
+    ConfigurableApplicationContext app =
+        start("jooq-outbox.relay.poll-interval=60s", "jooq-outbox.relay.wake-up=false");
+    OrderService orders = app.getBean(OrderService.class);
+    await().pollDelay(Duration.ofMillis(500)).until(() -> true); // the relay's first poll is over
+    orders.place("o-1", "customer-1", 7, "order.placed");
+    await().atMost(Duration.ofSeconds(10)).until(() -> count("ledger") == 1);
   }
 
   @Test
