@@ -9,6 +9,7 @@ import dev.jooqoutbox.schema.tables.records.InboxMessageRecord;
 import dev.jooqoutbox.testing.LockWait;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.WarningLog;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,6 +69,16 @@ abstract class InboxContract {
     assertThat(row.getConsumer()).isEqualTo("billing");
     assertThat(row.getMessageId()).isEqualTo("m-1");
     assertThat(row.getSeenAt()).isEqualTo(START);
+  }
+
+  @Test
+  void aCopyIsNotAWarning() {
+    assertThat(seenInTransaction("billing", "m-1")).isFalse();
+    try (WarningLog log = WarningLog.capture()) {
+      assertThat(seenInTransaction("billing", "m-1")).isTrue();
+      assertThat(inbox.runOnce(db.dsl(), "billing", "m-1", tx -> {})).isFalse();
+      assertThat(log.warnings()).as("what the driver or the pool logged for copies").isEmpty();
+    }
   }
 
   @Test
