@@ -11,6 +11,7 @@ import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.WarningLog;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,7 +20,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jooq.DSLContext;
+import org.jooq.exception.DataAccessException;
+import org.jooq.exception.SQLStateClass;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,6 +36,7 @@ import org.junit.jupiter.api.TestInstance;
 abstract class InboxContract {
 
   private static final Instant START = Instant.parse("2026-03-01T10:00:00Z");
+  private static final int COPIES = 8;
 
   private final TestDatabase.Kind kind;
   private TestDatabase db;
@@ -44,7 +49,9 @@ abstract class InboxContract {
 
   @BeforeAll
   void createDatabase() {
-    db = TestDatabase.migrated(kind);
+    // The copies, the first delivery and the lock-wait observer each need a connection.
+    db = TestDatabase.empty(kind, COPIES + 4);
+    db.migrate();
   }
 
   @AfterAll
@@ -149,6 +156,72 @@ abstract class InboxContract {
   }
 
   @Test
+  void copiesBehindARolledBackFirstDeliveryWaitAndOneOfThemRuns() throws Exception {
+    // Several rounds: on MariaDB, which waiting copies become deadlock victims varies by round.
+    for (int round = 1; round <= 3; round++) {
+      List<Boolean> ran = copiesBehindTheFirstDelivery(false, "m-" + round);
+      assertThat(ran).as("runOnce's result per copy").hasSize(COPIES).containsOnlyOnce(true);
+      assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isEqualTo(round);
+    }
+  }
+
+  @Test
+  void copiesBehindACommittedFirstDeliveryWaitAndAllAreDropped() throws Exception {
+    List<Boolean> ran = copiesBehindTheFirstDelivery(true, "m-1");
+    assertThat(ran).as("runOnce's result per copy").hasSize(COPIES).containsOnly(false);
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isEqualTo(1);
+  }
+
+  /**
+   * A first delivery records {@code messageId} and stays open while {@link #COPIES} copies call
+   * {@link Inbox#runOnce} for it, each on its own connection; once every copy is blocked behind the
+   * first delivery, it commits or rolls back. Every copy must return normally (no deadlock victim,
+   * no timeout); returns what each said, after checking that the work ran as often as they said.
+   */
+  private List<Boolean> copiesBehindTheFirstDelivery(boolean firstCommits, String messageId)
+      throws Exception {
+    ExecutorService copies = Executors.newFixedThreadPool(COPIES);
+    AtomicInteger workRuns = new AtomicInteger();
+    try (Connection first = db.dataSource().getConnection()) {
+      first.setAutoCommit(false);
+      assertThat(inbox.seen(DSL.using(first, db.dialect()), "billing", messageId)).isFalse();
+      LockWait lockWait = LockWait.behind(db, first);
+
+      List<Future<Boolean>> results = new ArrayList<>();
+      for (int i = 0; i < COPIES; i++) {
+        results.add(
+            copies.submit(
+                () -> {
+                  try (Connection own = db.dataSource().getConnection()) {
+                    DSLContext dsl = DSL.using(own, db.dialect());
+                    try (LockWait.Waiter waiter = lockWait.waiter(dsl)) {
+                      return inbox.runOnce(
+                          dsl, "billing", messageId, tx -> workRuns.incrementAndGet());
+                    }
+                  }
+                }));
+      }
+      lockWait.awaitBlocked(COPIES, Duration.ofSeconds(30));
+      assertThat(workRuns).as("no copy ran while the first delivery was open").hasValue(0);
+      if (firstCommits) {
+        first.commit();
+      } else {
+        first.rollback();
+      }
+      first.setAutoCommit(true);
+
+      List<Boolean> ran = new ArrayList<>();
+      for (Future<Boolean> result : results) {
+        ran.add(result.get(60, TimeUnit.SECONDS));
+      }
+      assertThat(workRuns.get()).as("work runs").isEqualTo(ran.stream().filter(r -> r).count());
+      return ran;
+    } finally {
+      copies.shutdownNow();
+    }
+  }
+
+  @Test
   void rolledBackConsumerWorkIsNotRecorded() {
     Throwable thrown =
         catchThrowable(
@@ -194,6 +267,29 @@ abstract class InboxContract {
     List<String> effects = new ArrayList<>();
     assertThat(inbox.runOnce(db.dsl(), "billing", "m-1", tx -> effects.add("retry"))).isTrue();
     assertThat(effects).containsExactly("retry");
+  }
+
+  @Test
+  void runOnceNeverRunsTheWorkAgainNotEvenForADeadlockInIt() {
+    AtomicInteger runs = new AtomicInteger();
+    DataAccessException deadlock =
+        new DataAccessException("work deadlocked", new SQLException("deadlock", "40001"));
+    assertThat(deadlock.sqlStateClass()).isEqualTo(SQLStateClass.C40_TRANSACTION_ROLLBACK);
+
+    Throwable thrown =
+        catchThrowable(
+            () ->
+                inbox.runOnce(
+                    db.dsl(),
+                    "billing",
+                    "m-1",
+                    tx -> {
+                      runs.incrementAndGet();
+                      throw deadlock;
+                    }));
+    assertThat(thrown).isSameAs(deadlock);
+    assertThat(runs).hasValue(1);
+    assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();
   }
 
   @Test
