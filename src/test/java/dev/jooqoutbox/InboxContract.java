@@ -15,12 +15,14 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
 import org.jooq.exception.SQLStateClass;
@@ -159,27 +161,57 @@ abstract class InboxContract {
   void copiesBehindARolledBackFirstDeliveryWaitAndOneOfThemRuns() throws Exception {
     // Several rounds: on MariaDB, which waiting copies become deadlock victims varies by round.
     for (int round = 1; round <= 3; round++) {
-      List<Boolean> ran = copiesBehindTheFirstDelivery(false, "m-" + round);
-      assertThat(ran).as("runOnce's result per copy").hasSize(COPIES).containsOnlyOnce(true);
+      List<String> outcomes = copiesBehindTheFirstDelivery(false, "m-" + round, false);
+      assertThat(outcomes).as("outcome per copy").hasSize(COPIES).containsOnlyOnce(RAN);
+      assertThat(outcomes).as("outcome per copy").isSubsetOf(RAN, COPY);
       assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isEqualTo(round);
     }
   }
 
   @Test
   void copiesBehindACommittedFirstDeliveryWaitAndAllAreDropped() throws Exception {
-    List<Boolean> ran = copiesBehindTheFirstDelivery(true, "m-1");
-    assertThat(ran).as("runOnce's result per copy").hasSize(COPIES).containsOnly(false);
+    List<String> outcomes = copiesBehindTheFirstDelivery(true, "m-1", false);
+    assertThat(outcomes).as("outcome per copy").hasSize(COPIES).containsOnly(COPY);
     assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isEqualTo(1);
   }
 
+  @Test
+  void copiesInsideCallerTransactionsReturnOrThrowTheVictimNeverRetryIt() throws Exception {
+    // Inside a caller's transaction, a victim's whole transaction is gone (MariaDB), the caller's
+    // earlier statement included: runOnce must throw it, not go on as if that statement stood.
+    for (int round = 1; round <= 3; round++) {
+      List<String> outcomes = copiesBehindTheFirstDelivery(false, "m-" + round, true);
+      assertThat(outcomes).as("outcome per copy").hasSize(COPIES).containsOnlyOnce(RAN);
+      assertThat(outcomes).as("outcome per copy").isSubsetOf(RAN, COPY, VICTIM);
+      for (int i = 0; i < COPIES; i++) {
+        int earlier =
+            db.dsl()
+                .fetchCount(
+                    INBOX_MESSAGE,
+                    INBOX_MESSAGE
+                        .CONSUMER
+                        .eq("caller-" + i)
+                        .and(INBOX_MESSAGE.MESSAGE_ID.eq("m-" + round)));
+        assertThat(earlier)
+            .as("the earlier statement of copy %d (%s), round %d", i, outcomes.get(i), round)
+            .isEqualTo(outcomes.get(i).equals(VICTIM) ? 0 : 1);
+      }
+    }
+  }
+
+  private static final String RAN = "ran the work";
+  private static final String COPY = "returned as a copy";
+  private static final String VICTIM = "threw a deadlock victim";
+
   /**
    * A first delivery records {@code messageId} and stays open while {@link #COPIES} copies call
-   * {@link Inbox#runOnce} for it, each on its own connection; once every copy is blocked behind the
-   * first delivery, it commits or rolls back. Every copy must return normally (no deadlock victim,
-   * no timeout); returns what each said, after checking that the work ran as often as they said.
+   * {@link Inbox#runOnce} for it, each on its own connection (inside a transaction of the caller's
+   * when {@code insideCallerTransaction}); once every copy is blocked behind the first delivery, it
+   * commits or rolls back. Returns each copy's outcome, after checking that the work ran as often
+   * as they said; any other error fails the test, as does a copy still waiting after a minute.
    */
-  private List<Boolean> copiesBehindTheFirstDelivery(boolean firstCommits, String messageId)
-      throws Exception {
+  private List<String> copiesBehindTheFirstDelivery(
+      boolean firstCommits, String messageId, boolean insideCallerTransaction) throws Exception {
     ExecutorService copies = Executors.newFixedThreadPool(COPIES);
     AtomicInteger workRuns = new AtomicInteger();
     try (Connection first = db.dataSource().getConnection()) {
@@ -187,16 +219,34 @@ abstract class InboxContract {
       assertThat(inbox.seen(DSL.using(first, db.dialect()), "billing", messageId)).isFalse();
       LockWait lockWait = LockWait.behind(db, first);
 
-      List<Future<Boolean>> results = new ArrayList<>();
+      List<Future<String>> results = new ArrayList<>();
       for (int i = 0; i < COPIES; i++) {
+        String caller = "caller-" + i;
         results.add(
             copies.submit(
                 () -> {
                   try (Connection own = db.dataSource().getConnection()) {
                     DSLContext dsl = DSL.using(own, db.dialect());
                     try (LockWait.Waiter waiter = lockWait.waiter(dsl)) {
-                      return inbox.runOnce(
-                          dsl, "billing", messageId, tx -> workRuns.incrementAndGet());
+                      Function<DSLContext, Boolean> copy =
+                          on ->
+                              inbox.runOnce(
+                                  on, "billing", messageId, tx -> workRuns.incrementAndGet());
+                      boolean ran =
+                          insideCallerTransaction
+                              ? dsl.transactionResult(
+                                  tx -> {
+                                    // The caller's own earlier statement: a row of its own.
+                                    inbox.seen(tx.dsl(), caller, messageId);
+                                    return copy.apply(tx.dsl());
+                                  })
+                              : copy.apply(dsl);
+                      return ran ? RAN : COPY;
+                    } catch (DataAccessException e) {
+                      if (e.sqlStateClass() == SQLStateClass.C40_TRANSACTION_ROLLBACK) {
+                        return VICTIM;
+                      }
+                      throw e;
                     }
                   }
                 }));
@@ -210,12 +260,12 @@ abstract class InboxContract {
       }
       first.setAutoCommit(true);
 
-      List<Boolean> ran = new ArrayList<>();
-      for (Future<Boolean> result : results) {
-        ran.add(result.get(60, TimeUnit.SECONDS));
+      List<String> outcomes = new ArrayList<>();
+      for (Future<String> result : results) {
+        outcomes.add(result.get(60, TimeUnit.SECONDS));
       }
-      assertThat(workRuns.get()).as("work runs").isEqualTo(ran.stream().filter(r -> r).count());
-      return ran;
+      assertThat(workRuns.get()).as("work runs").isEqualTo(Collections.frequency(outcomes, RAN));
+      return outcomes;
     } finally {
       copies.shutdownNow();
     }

@@ -52,7 +52,6 @@ final class InboxStore {
       String messageId,
       Supplier<Instant> now,
       Consumer<DSLContext> work) {
-    boolean ownTransaction = dsl.connectionResult(Connection::getAutoCommit);
     for (int attempt = 1; ; attempt++) {
       try {
         return dsl.transactionResult(
@@ -64,7 +63,9 @@ final class InboxStore {
               return true;
             });
       } catch (InsertVictim signal) {
-        if (!ownTransaction) {
+        // Asked only now, so the common path costs no extra connection: jOOQ has ended its
+        // transaction and restored autocommit. Still off means dsl was inside a transaction.
+        if (!dsl.connectionResult(Connection::getAutoCommit)) {
           throw signal.victim;
         }
         Deadlocks.pauseBeforeRetry(signal.victim, attempt, VICTIM_ATTEMPTS);
