@@ -12,9 +12,13 @@ import org.jooq.DSLContext;
  * own transaction, and a second delivery of the same id finds the record and is dropped.
  *
  * <p>Guarantee: for one {@code consumer}, {@link #seen} returns false for a message id in at most
- * one committed transaction. Concurrent duplicates wait on the row lock (PostgreSQL, MariaDB) or
- * the write lock (SQLite) and then see true. Records older than the relay's retention are purged,
- * so keep the retention longer than any redelivery you expect.
+ * one committed transaction. Concurrent copies wait on the row lock (PostgreSQL, MariaDB) or the
+ * write lock (SQLite) until the delivery that recorded the id first ends: when it commits they see
+ * true; when it rolls back, one of them records the id and the others wait for that one. On
+ * MariaDB, copies that wait behind a delivery that rolls back may be chosen as deadlock victims;
+ * {@link #runOnce} runs its transaction again then, {@link #seen} cannot (see there). Records older
+ * than the relay's retention are purged, so keep the retention longer than any redelivery you
+ * expect.
  */
 public final class Inbox {
 
@@ -32,13 +36,20 @@ public final class Inbox {
    * Records that {@code consumer} handles {@code messageId}, inside the consumer's transaction
    * {@code tx}.
    *
+   * <p>On MariaDB, when the delivery that recorded the id first rolls back while several copies
+   * wait for it, the database may pick some of the waiting copies as deadlock victims. It then
+   * rolls back the victim's whole transaction, the consumer's earlier statements included, and this
+   * method throws jOOQ's {@code DataAccessException} with SQLSTATE class 40 ({@code
+   * sqlStateClass()} is {@code C40_TRANSACTION_ROLLBACK}). It cannot run the insert again: nothing
+   * of the transaction is left to go on with. Run the whole transaction again (the inbox makes that
+   * safe), or use {@link #runOnce}, which does so itself.
+   *
    * @return true when the id was already recorded: this delivery is a copy, drop it
    * @throws NoTransactionException when {@code tx} is in autocommit mode (the record would commit
    *     without the consumer's work)
    */
   public boolean seen(DSLContext tx, String consumer, String messageId) {
-    MessageRules.checkText("consumer", consumer, MessageRules.MAX_KEY_LENGTH);
-    MessageRules.checkText("messageId", messageId, MessageRules.MAX_KEY_LENGTH);
+    checkKeys(consumer, messageId);
     if (tx.connectionResult(Connection::getAutoCommit)) {
       throw new NoTransactionException(
           "Inbox.seen must run in the consumer's transaction, but the connection is in autocommit"
@@ -51,17 +62,29 @@ public final class Inbox {
    * Runs {@code work} in a new transaction on {@code dsl} unless {@code consumer} already handled
    * {@code messageId}; the record and the work commit together.
    *
+   * <p>A copy that waits behind a first delivery returns once that delivery ends: false when it
+   * committed; when it rolled back, exactly one waiting copy runs the work and the others return
+   * false once that one commits. When the database picks this call's record as a deadlock victim
+   * (MariaDB, behind a delivery that rolled back), the transaction is run again: the work had not
+   * started, and the database had rolled back everything. An error of the work itself, a deadlock
+   * included, is thrown as it is, never retried.
+   *
+   * <p>{@code dsl} should open a transaction of its own: a context over a {@code DataSource} or a
+   * connection in autocommit mode. On a context inside a transaction already, jOOQ runs the work in
+   * a savepoint of it, and a deadlock victim is thrown as {@link #seen} throws it, since the
+   * database rolled back the enclosing transaction too.
+   *
    * @return true when the work ran, false when the message was a copy
    */
   public boolean runOnce(
       DSLContext dsl, String consumer, String messageId, Consumer<DSLContext> work) {
-    return dsl.transactionResult(
-        tx -> {
-          if (seen(tx.dsl(), consumer, messageId)) {
-            return false;
-          }
-          work.accept(tx.dsl());
-          return true;
-        });
+    checkKeys(consumer, messageId);
+    Objects.requireNonNull(work, "work");
+    return JooqOutboxRepository.runOnce(dsl, consumer, messageId, clock::instant, work);
+  }
+
+  private static void checkKeys(String consumer, String messageId) {
+    MessageRules.checkText("consumer", consumer, MessageRules.MAX_KEY_LENGTH);
+    MessageRules.checkText("messageId", messageId, MessageRules.MAX_KEY_LENGTH);
   }
 }

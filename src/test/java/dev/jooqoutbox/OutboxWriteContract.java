@@ -11,10 +11,12 @@ import static org.jooq.impl.DSL.table;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.LockWait;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.WarningLog;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,6 +35,7 @@ import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.junit.jupiter.api.AfterAll;
@@ -394,6 +397,31 @@ abstract class OutboxWriteContract {
     assertThat(again).isEqualTo("caller-1");
     assertThat(orderIds()).containsExactly("o-after-duplicate");
     assertThat(onlyRow()).isEqualTo(first);
+  }
+
+  @Test
+  void sameIdWrittenAgainIsNotAWarning() {
+    db.dsl()
+        .transaction(tx -> outbox.message("a", "t", Map.of("n", 1)).id("caller-1").write(tx.dsl()));
+    try (WarningLog log = WarningLog.capture()) {
+      db.dsl()
+          .transaction(
+              tx -> outbox.message("a", "t", Map.of("n", 1)).id("caller-1").write(tx.dsl()));
+      assertThat(log.warnings()).as("what the driver or the pool logged for a re-write").isEmpty();
+    }
+    assertThat(outboxCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aRowRefusedForAnotherReasonThanItsIdIsNotTakenForADuplicate() {
+    db.dsl()
+        .transaction(tx -> outbox.message("a", "t", Map.of("n", 1)).id("caller-1").write(tx.dsl()));
+    // Below the API, which never writes such a row: a payload that is not JSON, with a stored id.
+    JooqOutboxRepository repository = new JooqOutboxRepository(db.dsl());
+    NewMessage notJson = new NewMessage("caller-1", "a", "t", "{not json", Map.of(), START, START);
+    assertThatThrownBy(() -> db.dsl().transaction(tx -> repository.insert(tx.dsl(), notJson)))
+        .isInstanceOf(DataAccessException.class);
+    assertThat(outboxCount()).isEqualTo(1);
   }
 
   @Test

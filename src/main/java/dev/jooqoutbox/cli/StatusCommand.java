@@ -31,7 +31,9 @@ final class StatusCommand extends OutboxCommand {
 
   @Option(
       names = "--json",
-      description = "Print JSON for scripts: totals, then per topic; ages in milliseconds.")
+      description =
+          "Print JSON for scripts: totals, then per topic; ages in milliseconds (null when"
+              + " nothing is pending).")
   boolean json;
 
   @Override
@@ -66,10 +68,10 @@ final class StatusCommand extends OutboxCommand {
   private static void addRow(TextTable table, String topic, OutboxStats s) {
     table.add(
         topic,
-        s.pending(),
-        s.leased(),
-        s.dead(),
-        s.sentAwaitingPurge(),
+        Plural.count(s.pending()),
+        Plural.count(s.leased()),
+        Plural.count(s.dead()),
+        Plural.count(s.sentAwaitingPurge()),
         s.pending() == 0 ? "-" : Durations.format(s.oldestPendingAge()));
   }
 
@@ -90,12 +92,16 @@ final class StatusCommand extends OutboxCommand {
   }
 
   private static ObjectNode toJson(ObjectMapper mapper, OutboxStats s) {
-    return mapper
-        .createObjectNode()
-        .put("pending", s.pending())
-        .put("leased", s.leased())
-        .put("dead", s.dead())
-        .put("sentAwaitingPurge", s.sentAwaitingPurge())
-        .put("oldestPendingAgeMillis", s.oldestPendingAge().toMillis());
+    ObjectNode stats =
+        mapper
+            .createObjectNode()
+            .put("pending", s.pending())
+            .put("leased", s.leased())
+            .put("dead", s.dead())
+            .put("sentAwaitingPurge", s.sentAwaitingPurge());
+    // Nothing pending has no age: null, as the text prints "-" (0 would read as "just written").
+    return s.pending() == 0
+        ? stats.putNull("oldestPendingAgeMillis")
+        : stats.put("oldestPendingAgeMillis", s.oldestPendingAge().toMillis());
   }
 }

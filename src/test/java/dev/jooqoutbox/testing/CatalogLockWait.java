@@ -28,8 +28,8 @@ abstract class CatalogLockWait implements LockWait {
   /** Selects the session id of the connection it runs on. */
   abstract String holderIdQuery();
 
-  /** Selects a row when some session waits for a lock of the session whose id is bound. */
-  abstract String blockedQuery();
+  /** Selects how many sessions wait for a lock of the session whose id is bound. */
+  abstract String blockedCountQuery();
 
   /** How often to ask. */
   abstract Duration pollInterval();
@@ -40,11 +40,17 @@ abstract class CatalogLockWait implements LockWait {
   }
 
   @Override
-  public void awaitBlocked(Duration timeout) {
+  public void awaitBlocked(int sessions, Duration timeout) {
     LockWait.poll(
-        "session " + holderId,
-        () -> observer.fetchOptional(observer.resultQuery(blockedQuery(), holderId)).isPresent(),
+        (sessions == 1 ? "session was" : sessions + " sessions were")
+            + " blocked behind session "
+            + holderId,
+        () -> blockedCount() >= sessions,
         pollInterval(),
         timeout);
+  }
+
+  private int blockedCount() {
+    return observer.resultQuery(blockedCountQuery(), holderId).fetchSingle(0, int.class);
   }
 }

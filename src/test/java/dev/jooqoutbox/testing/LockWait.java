@@ -38,7 +38,15 @@ public interface LockWait {
   Waiter waiter(DSLContext tx);
 
   /** Returns once a session is blocked behind the holder; fails after {@code timeout}. */
-  void awaitBlocked(Duration timeout);
+  default void awaitBlocked(Duration timeout) {
+    awaitBlocked(1, timeout);
+  }
+
+  /**
+   * Returns once at least {@code sessions} sessions are blocked behind the holder at the same time;
+   * fails after {@code timeout}.
+   */
+  void awaitBlocked(int sessions, Duration timeout);
 
   /**
    * Runs {@code work} in a new transaction on {@code dsl}, as the session that may block: with
@@ -64,7 +72,7 @@ public interface LockWait {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!blocked.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("no session was blocked behind " + what + " within " + timeout);
+        throw new AssertionError("no " + what + " within " + timeout);
       }
       try {
         Thread.sleep(interval.toMillis());

@@ -21,10 +21,10 @@ final class MariaDbLockWait extends CatalogLockWait {
   }
 
   @Override
-  String blockedQuery() {
-    return "select 1 from information_schema.innodb_lock_waits w"
+  String blockedCountQuery() {
+    return "select count(distinct w.requesting_trx_id) from information_schema.innodb_lock_waits w"
         + " join information_schema.innodb_trx b on b.trx_id = w.blocking_trx_id"
-        + " where b.trx_mysql_thread_id = ? limit 1";
+        + " where b.trx_mysql_thread_id = ?";
   }
 
   @Override

@@ -18,8 +18,8 @@ final class PostgresLockWait extends CatalogLockWait {
   }
 
   @Override
-  String blockedQuery() {
-    return "select 1 from pg_stat_activity where ?::int = any(pg_blocking_pids(pid)) limit 1";
+  String blockedCountQuery() {
+    return "select count(*) from pg_stat_activity where ?::int = any(pg_blocking_pids(pid))";
   }
 
   @Override

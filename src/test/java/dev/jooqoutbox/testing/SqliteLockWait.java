@@ -2,8 +2,9 @@ package dev.jooqoutbox.testing;
 
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jooq.DSLContext;
 import org.sqlite.BusyHandler;
 import org.sqlite.SQLiteConnection;
@@ -12,25 +13,29 @@ import org.sqlite.SQLiteConnection;
  * SQLite: the database has one writer and no view of who waits, so the waiting connection gets a
  * busy handler for the duration of its statement. SQLite calls it while another connection holds
  * the write lock; it reports the wait and keeps retrying, as the connection's busy timeout would.
+ * Each waiter counts once, however often SQLite calls it.
  */
 final class SqliteLockWait implements LockWait {
 
   private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-  private final CountDownLatch blocked = new CountDownLatch(1);
+  private final AtomicInteger blocked = new AtomicInteger();
 
   @Override
   public Waiter waiter(DSLContext tx) {
     SQLiteConnection connection = tx.connectionResult(c -> c.unwrap(SQLiteConnection.class));
     int busyTimeout = connection.getBusyTimeout();
     long start = System.nanoTime();
+    AtomicBoolean counted = new AtomicBoolean();
     try {
       BusyHandler.setHandler(
           connection,
           new BusyHandler() {
             @Override
             protected int callback(int previousCalls) {
-              blocked.countDown();
+              if (counted.compareAndSet(false, true)) {
+                blocked.incrementAndGet();
+              }
               if (System.nanoTime() - start > GIVE_UP_NANOS) {
                 return 0; // SQLITE_BUSY, as the busy timeout would
               }
@@ -58,15 +63,11 @@ final class SqliteLockWait implements LockWait {
   }
 
   @Override
-  public void awaitBlocked(Duration timeout) {
-    try {
-      if (!blocked.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new AssertionError(
-            "no connection waited for the SQLite write lock within " + timeout);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted while waiting for a blocked connection", e);
-    }
+  public void awaitBlocked(int sessions, Duration timeout) {
+    LockWait.poll(
+        (sessions == 1 ? "connection" : sessions + " connections") + " waited for the write lock",
+        () -> blocked.get() >= sessions,
+        Duration.ofMillis(2),
+        timeout);
   }
 }

@@ -25,17 +25,33 @@ final class Deadlocks {
       try {
         return work.get();
       } catch (DataAccessException e) {
-        if (e.sqlStateClass() != SQLStateClass.C40_TRANSACTION_ROLLBACK || attempt >= ATTEMPTS) {
+        if (!isVictim(e)) {
           throw e;
         }
-        log.debug("outbox statement was a deadlock victim; retrying (attempt {})", attempt, e);
-        try {
-          Thread.sleep(ThreadLocalRandom.current().nextLong(1, 10L * attempt));
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
+        pauseBeforeRetry(e, attempt, ATTEMPTS);
       }
+    }
+  }
+
+  /** Whether {@code e} says the database rolled back the transaction (deadlock victim and kin). */
+  static boolean isVictim(DataAccessException e) {
+    return e.sqlStateClass() == SQLStateClass.C40_TRANSACTION_ROLLBACK;
+  }
+
+  /**
+   * Waits a short random time before attempt {@code attempt + 1}; throws {@code victim} instead
+   * when {@code attempts} are used up or the thread is interrupted.
+   */
+  static void pauseBeforeRetry(DataAccessException victim, int attempt, int attempts) {
+    if (attempt >= attempts) {
+      throw victim;
+    }
+    log.debug("outbox statement was a deadlock victim; retrying (attempt {})", attempt, victim);
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(1, 10L * attempt));
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw victim;
     }
   }
 }

@@ -15,7 +15,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.jooq.DSLContext;
 
 /**
@@ -130,6 +132,24 @@ public final class JooqOutboxRepository {
    */
   public static boolean recordSeen(DSLContext tx, String consumer, String messageId, Instant now) {
     return new InboxStore(OutboxDialect.of(tx.dialect())).recordSeen(tx, consumer, messageId, now);
+  }
+
+  /**
+   * Records that {@code consumer} handles {@code messageId} and runs {@code work} in one new
+   * transaction on {@code dsl}, unless it was recorded already; a deadlock victim of the record's
+   * insert runs the transaction again (see {@code InboxStore#runOnce}).
+   *
+   * @param now the time to record, read once per attempt
+   * @return true when the work ran, false when the message was recorded already
+   */
+  public static boolean runOnce(
+      DSLContext dsl,
+      String consumer,
+      String messageId,
+      Supplier<Instant> now,
+      Consumer<DSLContext> work) {
+    return new InboxStore(OutboxDialect.of(dsl.dialect()))
+        .runOnce(dsl, consumer, messageId, now, work);
   }
 
   // ---------------------------------------------------------------- relay

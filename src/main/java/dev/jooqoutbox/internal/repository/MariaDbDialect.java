@@ -18,7 +18,7 @@ import org.jooq.Select;
 import org.jooq.SelectConditionStep;
 import org.jooq.SelectForUpdateStep;
 import org.jooq.Table;
-import org.jooq.exception.IntegrityConstraintViolationException;
+import org.jooq.impl.DSL;
 
 /**
  * MariaDB 10.6+ and MySQL 8: {@code SELECT ... FOR UPDATE SKIP LOCKED}, then {@code UPDATE} in the
@@ -75,18 +75,40 @@ final class MariaDbDialect implements OutboxDialect {
   }
 
   @Override
-  public boolean insertIfAbsent(
-      InsertSetMoreStep<?> insert, Field<?>[] uniqueKey, IsStored isStored) {
-    // INSERT IGNORE would also turn real errors into warnings. A duplicate-key error rolls back
-    // only this statement; the caller's transaction goes on.
-    try {
-      return insert.execute() == 1;
-    } catch (IntegrityConstraintViolationException duplicate) {
-      if (isStored.check()) {
-        return false;
-      }
-      throw duplicate;
+  public boolean insertIfAbsent(InsertSetMoreStep<?> insert, UniqueRow<?> row) {
+    return insertOrProbe(insert, row);
+  }
+
+  /**
+   * A plain INSERT of a duplicate raises an error, which the driver logs as a WARN; INSERT IGNORE
+   * would also turn real errors (NOT NULL, truncation) into warnings. ON DUPLICATE KEY UPDATE
+   * raises nothing, but its row count cannot tell a duplicate from an insert when the driver sets
+   * CLIENT_FOUND_ROWS, as MariaDB's and MySQL's drivers do by default: a row the update leaves as
+   * it was counts 1, like an inserted row. So the update sets the probe column p to -1 - p, which
+   * is never p, a duplicate counts 2 under either setting, and the same update again restores the
+   * row in this transaction. Other transactions never see the changed value: the row stays locked
+   * (exclusively) until this transaction ends.
+   */
+  private static <N extends Number> boolean insertOrProbe(
+      InsertSetMoreStep<?> insert, UniqueRow<N> row) {
+    Field<N> flipped = DSL.inline(-1, row.probe()).minus(row.probe());
+    int count = insert.onDuplicateKeyUpdate().set(row.probe(), flipped).execute();
+    if (count == 1) {
+      return true;
     }
+    int restored =
+        insert
+            .configuration()
+            .dsl()
+            .update(row.table())
+            .set(row.probe(), flipped)
+            .where(row.sameKey())
+            .execute();
+    if (count != 2 || restored != 1) {
+      throw new IllegalStateException(
+          "insert-if-absent into " + row.table() + " counted " + count + ", restored " + restored);
+    }
+    return false;
   }
 
   @Override

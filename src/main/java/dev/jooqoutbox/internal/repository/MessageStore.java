@@ -29,7 +29,12 @@ final class MessageStore {
             .set(OUTBOX_MESSAGE.AVAILABLE_AT, message.availableAt())
             .set(OUTBOX_MESSAGE.ATTEMPTS, 0);
     return dialect.insertIfAbsent(
-        insert, TableKeys.OUTBOX_ID, () -> findStored(tx, message.id()).isPresent());
+        insert,
+        new UniqueRow<>(
+            OUTBOX_MESSAGE,
+            TableKeys.OUTBOX_ID,
+            OUTBOX_MESSAGE.ID.eq(message.id()),
+            OUTBOX_MESSAGE.ATTEMPTS));
   }
 
   Optional<NewMessage> findStored(DSLContext tx, String id) {

@@ -76,17 +76,16 @@ interface OutboxDialect {
   // ---------------------------------------------------------------- writes
 
   /**
-   * Runs {@code insert} unless a row with the same unique key exists, without failing the caller's
-   * transaction on a duplicate.
+   * Runs {@code insert} unless a row with the key of {@code row} exists, without failing the
+   * caller's transaction on a duplicate and without raising a database error for it (drivers log
+   * errors; an expected duplicate is not one). A concurrent insert of the same key that has not
+   * committed yet is waited for. Any other error (a real integrity violation) still throws.
    *
-   * @param isStored tells, after a duplicate-key error, whether the row now exists (so that other
-   *     integrity errors, which some databases report with the same SQLSTATE, still fail)
-   * @return true when inserted
+   * @return true when inserted, false when a row with this key exists
    */
-  default boolean insertIfAbsent(
-      InsertSetMoreStep<?> insert, Field<?>[] uniqueKey, IsStored isStored) {
+  default boolean insertIfAbsent(InsertSetMoreStep<?> insert, UniqueRow<?> row) {
     // ON CONFLICT DO NOTHING: no statement fails, so the caller's transaction stays usable.
-    return insert.onConflict(uniqueKey).doNothing().execute() == 1;
+    return insert.onConflict(row.key()).doNothing().execute() == 1;
   }
 
   /** Reads the row a duplicate insert collided with, so that the read sees its latest commit. */
@@ -139,10 +138,4 @@ interface OutboxDialect {
 
   /** A claim token and the end of its lease. */
   record Lease(String token, Instant until) {}
-
-  /** Whether a row with the key of a refused insert exists. */
-  @FunctionalInterface
-  interface IsStored {
-    boolean check();
-  }
 }

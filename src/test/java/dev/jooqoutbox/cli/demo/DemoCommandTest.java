@@ -41,6 +41,32 @@ class DemoCommandTest {
   }
 
   @Test
+  void countsPrintGroupedInTheReportAsStatusPrintsThem() {
+    String url = "jdbc:sqlite:" + dir.resolve("grouped.db");
+    DemoRunner demo =
+        DemoRunner.run(
+            new DemoCommand(),
+            "--db",
+            url,
+            "--orders",
+            "1000",
+            "--customers",
+            "10",
+            "--no-progress");
+    assertThat(demo.exitCode()).as("%s", demo).isZero();
+    assertThat(demo.out())
+        .contains("1,000 orders for 10 customers")
+        .contains("written     1,000 orders")
+        .contains("delivered   1,000 bookings")
+        .contains("1,000 orders, 1,000 ledger entries")
+        .contains("0 pending, 0 dead, 1,000 sent");
+
+    DemoRunner status = DemoRunner.run(new OutboxCli(), "status", "--db", url);
+    assertThat(status.exitCode()).as("%s", status).isZero();
+    assertThat(status.out()).containsPattern("(?m)^\\(all topics\\) +0 +0 +0 +1,000  -$");
+  }
+
+  @Test
   void helpSaysWhatItWipes() {
     DemoRunner result = DemoRunner.run(new OutboxCli(), "demo", "--help");
 

@@ -1,0 +1,92 @@
+package dev.jooqoutbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The core (migrate, write, relay, inbox) runs on what an application gets from our pom and the one
+ * JDBC driver it adds, nothing else: a JVM of its own runs {@link CoreWithoutIntegrationsMain} on
+ * the library's classes, the runtime dependencies Maven does not mark optional
+ * (target/runtime-dependencies.txt, written by the build) and sqlite-jdbc.
+ */
+class CoreWithoutIntegrationsTest {
+
+  /**
+   * A line of {@code dependency:list}: {@code group:artifact:type[:classifier]:version:scope:path}.
+   */
+  private static final Pattern DEPENDENCY =
+      Pattern.compile("^\\s*([^:\\s]+):([^:]+):.*:(compile|runtime):(\\S+)(.*)$");
+
+  @Test
+  void coreRunsWithoutAnyOptionalDependency(@TempDir Path dir) throws Exception {
+    List<String> classPath = new ArrayList<>();
+    classPath.add(location(OutboxSchema.class)); // the library: target/classes
+    classPath.add(location(CoreWithoutIntegrationsMain.class)); // the main: target/test-classes
+    List<String> optional = new ArrayList<>();
+    for (String line : Files.readAllLines(dependencyList(), StandardCharsets.UTF_8)) {
+      Matcher dependency = DEPENDENCY.matcher(line);
+      if (!dependency.matches()) {
+        continue;
+      }
+      String artifact = dependency.group(2);
+      if (!dependency.group(5).contains("(optional)") || artifact.equals("sqlite-jdbc")) {
+        classPath.add(dependency.group(4));
+      } else {
+        optional.add(dependency.group(1) + ":" + artifact);
+      }
+    }
+    // The list was read: the drivers are optional by design, jOOQ is not.
+    assertThat(optional)
+        .contains("org.postgresql:postgresql", "org.mariadb.jdbc:mariadb-java-client");
+    assertThat(classPath).anyMatch(entry -> entry.contains("jooq-3."));
+
+    Process child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                String.join(File.pathSeparator, classPath),
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-Dorg.jooq.no-logo=true",
+                "-Dorg.jooq.no-tips=true",
+                CoreWithoutIntegrationsMain.class.getName(),
+                dir.resolve("outbox.db").toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("child.log").toFile())
+            .start();
+    boolean exited = child.waitFor(90, TimeUnit.SECONDS);
+    if (!exited) {
+      child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    String output = Files.readString(dir.resolve("child.log"), StandardCharsets.UTF_8);
+    assertThat(exited).as("the child ended; its output:%n%s", output).isTrue();
+    assertThat(output.lines())
+        .as("the child's output")
+        .contains("OK")
+        .noneMatch(l -> l.startsWith("LOADABLE"));
+    assertThat(child.exitValue()).as("exit code; output:%n%s", output).isZero();
+  }
+
+  private static Path dependencyList() throws URISyntaxException {
+    Path file =
+        Path.of(location(OutboxSchema.class)).getParent().resolve("runtime-dependencies.txt");
+    assertThat(file).as("written by the build (mvn test, phase generate-test-resources)").exists();
+    return file;
+  }
+
+  private static String location(Class<?> type) throws URISyntaxException {
+    return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+  }
+}
