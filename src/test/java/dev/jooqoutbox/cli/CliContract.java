@@ -6,58 +6,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Inbox;
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxSchema;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
-import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** Every CLI command against a real database of one dialect, through picocli's execute. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class CliContract {
+abstract class CliContract extends DatabaseFixture {
 
+  // Hides DatabaseFixture.START: the figures these tests print are written for noon.
   private static final Instant START = Instant.parse("2026-03-01T12:00:00Z");
   private static final Duration LEASE = Duration.ofMinutes(30);
 
-  private final TestDatabase.Kind kind;
-  private final MutableClock clock = new MutableClock(START);
-  private TestDatabase db;
-  private Outbox outbox;
-  private JooqOutboxRepository repository;
-
   CliContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
-  /** A URL of this dialect where nothing listens. */
-  abstract String unreachableUrl();
-
-  @BeforeAll
-  void setUp() {
-    db = TestDatabase.migrated(kind);
-    outbox = Outbox.builder(db.dsl()).clock(clock).build();
-    repository = new JooqOutboxRepository(db.dsl());
-  }
-
-  @AfterAll
-  void tearDown() {
-    db.close();
+  /** A URL of this dialect where nothing listens (SQLite's test overrides it). */
+  String unreachableUrl() {
+    return kind == TestDatabase.Kind.POSTGRES
+        ? "jdbc:postgresql://127.0.0.1:1/x"
+        : "jdbc:mariadb://127.0.0.1:1/x";
   }
 
   @BeforeEach
-  void reset() {
-    db.truncate();
+  void setUp() {
     clock.set(START);
   }
 

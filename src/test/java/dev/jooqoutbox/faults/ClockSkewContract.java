@@ -8,6 +8,7 @@ import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.relay.OutboxHandler;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.LockWait;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Clock;
@@ -21,12 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Two real relays whose clocks differ by more than the lease: relay B, its clock ahead, takes over
@@ -34,39 +33,29 @@ import org.junit.jupiter.api.TestInstance;
  * same time. The inbox-guarded ledger still books it once, and the aggregate's next message only
  * after that booking committed; A's late success settles nothing.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ClockSkewContract {
+abstract class ClockSkewContract extends DatabaseFixture {
 
   static final Duration LEASE = Duration.ofSeconds(10);
 
   /** B's clock runs this much ahead of A's: past the lease, so B takes over at once. */
   static final Duration SKEW = LEASE.plusSeconds(1);
 
-  private final TestDatabase.Kind kind;
-  TestDatabase db;
   DSLContext dsl;
   private final List<OutboxRelay> relays = new ArrayList<>();
 
   ClockSkewContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
+  void setUpOnce() {
     Faults.quietLogs();
-    db = TestDatabase.migrated(kind);
     dsl = db.dsl();
     Faults.createLedgerTables(dsl);
   }
 
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
   @BeforeEach
-  void emptyTables() {
-    db.truncate();
+  void setUp() {
     dsl.deleteFrom(Faults.BOOKING).execute();
     dsl.deleteFrom(Faults.DUPLICATE).execute();
   }
@@ -222,7 +211,10 @@ abstract class ClockSkewContract {
   private void assertBookedOnceInOrder(List<String> ids) {
     Faults.LedgerReport report = Faults.assertBookedExactlyOnceInOrder(dsl);
     assertThat(report.bookings()).isEqualTo(ids.size());
-    assertThat(report.duplicates()).isEqualTo(1);
+    // The first message's copy is asserted by each test. The second may be repeated too: when A
+    // claims it before B, B (its clock past A's lease) takes it over as well; which relay claims it
+    // first is up to the scheduler. Either way the ledger books it once.
+    assertThat(report.duplicates()).isBetween(1, ids.size());
   }
 
   private List<String> bookedBy(String id) {

@@ -56,8 +56,13 @@ abstract class ExactKeyUpgradeContract {
     db.close();
   }
 
-  /** The changesets of this dialect applied after the released ones. */
-  abstract List<String> changesetsAfterTheRelease();
+  /**
+   * The changesets of this dialect applied after the released ones: none where the keys compared
+   * exactly before 004 already (PostgreSQL, SQLite).
+   */
+  List<String> changesetsAfterTheRelease() {
+    return List.of();
+  }
 
   @Test
   void upgradeKeepsEveryRowAndMakesKeysExact() throws Exception {

@@ -1,16 +1,10 @@
 package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.testing.TestDatabase;
-import java.util.List;
 
 /** Postgres's keys compared exactly before 004 already: the upgrade applies nothing here. */
 class PostgresExactKeyUpgradeTest extends ExactKeyUpgradeContract {
   PostgresExactKeyUpgradeTest() {
     super(TestDatabase.Kind.POSTGRES);
-  }
-
-  @Override
-  List<String> changesetsAfterTheRelease() {
-    return List.of();
   }
 }

@@ -1,16 +1,10 @@
 package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.testing.TestDatabase;
-import java.util.List;
 
 /** Sqlite's keys compared exactly before 004 already: the upgrade applies nothing here. */
 class SqliteExactKeyUpgradeTest extends ExactKeyUpgradeContract {
   SqliteExactKeyUpgradeTest() {
     super(TestDatabase.Kind.SQLITE);
-  }
-
-  @Override
-  List<String> changesetsAfterTheRelease() {
-    return List.of();
   }
 }
