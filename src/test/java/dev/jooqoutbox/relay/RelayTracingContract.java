@@ -78,12 +78,7 @@ abstract class RelayTracingContract extends RelayContractSupport {
   @Test
   void oneTraceFromTheWritersSpanThroughTheRelayIntoTheHandlersBrokerHeaders() throws Exception {
     Span writer = tracer.spanBuilder("place order").startSpan();
-    String id;
-    try (Scope inWriter = writer.makeCurrent()) {
-      id = write(traced, "order-1", "orders", Map.of("n", 1));
-    } finally {
-      writer.end();
-    }
+    String id = writeInside(writer);
     Map<String, String> stored = storedHeaders(id);
     assertThat(stored).containsOnlyKeys("traceparent");
     assertThat(stored.get("traceparent"))
@@ -140,12 +135,7 @@ abstract class RelayTracingContract extends RelayContractSupport {
   @Test
   void aFailingAttemptIsAnErrorSpanAndTheRetryContinuesTheSameTrace() {
     Span writer = tracer.spanBuilder("place order").startSpan();
-    String id;
-    try (Scope inWriter = writer.makeCurrent()) {
-      id = write(traced, "order-1", "orders", Map.of("n", 1));
-    } finally {
-      writer.end();
-    }
+    String id = writeInside(writer);
     OutboxRelay relay =
         closeLater(
             relay()
@@ -308,6 +298,15 @@ abstract class RelayTracingContract extends RelayContractSupport {
     assertThat(timedOut.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
     assertThat(timedOut.getAttributes().get(AttributeKey.stringKey("error.type")))
         .isEqualTo(TimeoutException.class.getName());
+  }
+
+  /** Writes one message of aggregate order-1 with {@code writer} current, then ends it. */
+  private String writeInside(Span writer) {
+    try (Scope inWriter = writer.makeCurrent()) {
+      return write(traced, "order-1", "orders", Map.of("n", 1));
+    } finally {
+      writer.end();
+    }
   }
 
   private List<SpanData> attemptSpans() {
