@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.testing.TestDatabase;
+import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -298,6 +299,39 @@ abstract class RelayTracingContract extends RelayContractSupport {
     assertThat(timedOut.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
     assertThat(timedOut.getAttributes().get(AttributeKey.stringKey("error.type")))
         .isEqualTo(TimeoutException.class.getName());
+  }
+
+  @Test
+  void withoutAnInstanceBothUseTheGlobalOneReadAtEachUse() {
+    assertThat(GlobalOpenTelemetry.isSet()).as("no other test left a global instance").isFalse();
+    // Built before the application registers its SDK, as at a real start-up: reading the global
+    // instance must not fix it to a no-op (GlobalOpenTelemetry.get would).
+    Outbox plain = Outbox.builder(dsl).clock(clock).build();
+    List<SpanContext> seenByHandler = new CopyOnWriteArrayList<>();
+    OutboxRelay relay =
+        closeLater(
+            relay()
+                .handler("orders", m -> seenByHandler.add(Span.current().getSpanContext()))
+                .build());
+    write(plain, "order-0", "orders", Map.of("n", 0));
+    assertThat(relay.drainOnce(10)).isOne();
+    GlobalOpenTelemetry.set(otel);
+    try {
+      Span writer = tracer.spanBuilder("place order").startSpan();
+      try (Scope inWriter = writer.makeCurrent()) {
+        write(plain, "order-1", "orders", Map.of("n", 1));
+      } finally {
+        writer.end();
+      }
+      assertThat(relay.drainOnce(10)).isOne();
+      SpanData consumer = attemptSpan();
+      assertThat(consumer.getTraceId()).isEqualTo(writer.getSpanContext().getTraceId());
+      assertThat(consumer.getParentSpanId()).isEqualTo(writer.getSpanContext().getSpanId());
+      assertThat(seenByHandler.get(0).isValid()).as("before the SDK: no span").isFalse();
+      assertThat(seenByHandler.get(1)).isEqualTo(consumer.getSpanContext());
+    } finally {
+      GlobalOpenTelemetry.resetForTest();
+    }
   }
 
   /** Writes one message of aggregate order-1 with {@code writer} current, then ends it. */
