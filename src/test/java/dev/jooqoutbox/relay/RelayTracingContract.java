@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.TestTracing;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -14,15 +15,10 @@ import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -47,7 +43,7 @@ abstract class RelayTracingContract extends RelayContractSupport {
   private static final String USERS_TRACEPARENT =
       "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
-  private InMemorySpanExporter spans;
+  private TestTracing tracing;
   private OpenTelemetrySdk otel;
   private Tracer tracer;
   private Outbox traced;
@@ -58,22 +54,15 @@ abstract class RelayTracingContract extends RelayContractSupport {
 
   @BeforeEach
   void openTelemetry() {
-    spans = InMemorySpanExporter.create();
-    otel =
-        OpenTelemetrySdk.builder()
-            .setTracerProvider(
-                SdkTracerProvider.builder()
-                    .addSpanProcessor(SimpleSpanProcessor.create(spans))
-                    .build())
-            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
-            .build();
+    tracing = new TestTracing();
+    otel = tracing.sdk();
     tracer = otel.getTracer("test");
     traced = Outbox.builder(dsl).clock(clock).openTelemetry(otel).build();
   }
 
   @AfterEach
   void closeOpenTelemetry() {
-    otel.close();
+    tracing.close();
   }
 
   @Test
@@ -274,7 +263,7 @@ abstract class RelayTracingContract extends RelayContractSupport {
     relay.start();
 
     await().atMost(Duration.ofSeconds(20)).until(() -> !seenByHandler.isEmpty());
-    assertThat(spans.getFinishedSpanItems()).isEmpty();
+    assertThat(tracing.spans()).isEmpty();
     confirmed.complete(null);
     await().atMost(Duration.ofSeconds(20)).until(() -> row(id).getSentAt() != null);
     SpanData consumer = attemptSpan();
@@ -344,9 +333,7 @@ abstract class RelayTracingContract extends RelayContractSupport {
   }
 
   private List<SpanData> attemptSpans() {
-    return spans.getFinishedSpanItems().stream()
-        .filter(s -> s.getKind() == SpanKind.CONSUMER)
-        .toList();
+    return tracing.consumerSpans();
   }
 
   private SpanData attemptSpan() {
