@@ -294,16 +294,12 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
-     * Traces each handler attempt on {@code openTelemetry} (an optional dependency): a {@code
-     * CONSUMER} span named {@code process <topic>} whose parent is the context its propagators
-     * extract from the message's headers (a new trace when the headers hold none), current while
-     * the handler runs, ended when the attempt is decided, with status {@code ERROR} and the
-     * exception recorded when it fails or times out. Attributes: {@code messaging.system} ({@code
-     * jooq_outbox}), {@code messaging.operation.type} ({@code process}), {@code
-     * messaging.destination.name} (the topic), {@code messaging.message.id}, {@code
-     * jooq_outbox.message.aggregate}, {@code jooq_outbox.message.attempt}, {@code
-     * jooq_outbox.message.seq}. Default: {@code GlobalOpenTelemetry.getOrNoop()}, read at each
-     * attempt, when the OpenTelemetry API is on the class path; nothing otherwise.
+     * Runs each handler attempt inside a {@code CONSUMER} span of {@code openTelemetry} (an
+     * optional dependency) that continues the trace recorded in the message's headers, or starts a
+     * new one; current while the handler runs, ended when the attempt is decided, with status
+     * {@code ERROR} and the exception when it fails or times out. Default: {@code
+     * GlobalOpenTelemetry.getOrNoop()}, read at each attempt, when the API is on the class path.
+     * Span name and attributes: docs/guide.md, "Tracing".
      */
     public Builder openTelemetry(OpenTelemetry openTelemetry) {
       this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
