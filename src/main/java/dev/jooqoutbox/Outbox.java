@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
 import org.jooq.TransactionListener;
@@ -242,19 +241,8 @@ public final class Outbox {
   private boolean sameContent(NewMessage stored, NewMessage given, Map<String, String> callers) {
     return stored.aggregate().equals(given.aggregate())
         && stored.topic().equals(given.topic())
-        && withoutTraceContext(stored.headers(), callers).equals(callers)
+        && tracing.withoutContext(stored.headers(), callers).equals(callers)
         && payloads.sameValue(stored.payloadJson(), given.payloadJson());
-  }
-
-  private Map<String, String> withoutTraceContext(
-      Map<String, String> headers, Map<String, String> callers) {
-    Set<String> fields = tracing.fields();
-    if (fields.isEmpty()) {
-      return headers;
-    }
-    Map<String, String> content = new LinkedHashMap<>(headers);
-    content.keySet().removeIf(name -> fields.contains(name) && !callers.containsKey(name));
-    return content;
   }
 
   /** Settings of an {@link Outbox}; every one has a default. */

@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.tracing;
 
 import dev.jooqoutbox.OutboxMessage;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -24,12 +25,25 @@ public interface Tracing {
     return headers;
   }
 
-  /**
-   * The header names the propagators may write, so that an idempotent rewrite of a message can tell
-   * the content the caller gave from the trace context of the write.
-   */
+  /** The header names the propagators may write. */
   default Set<String> fields() {
     return Set.of();
+  }
+
+  /**
+   * A stored message's headers without the propagators' fields that {@code callers} (the headers a
+   * rewrite of it gives) does not hold: what the caller gave, for an idempotent rewrite to compare,
+   * the trace context of either write left out.
+   */
+  default Map<String, String> withoutContext(
+      Map<String, String> stored, Map<String, String> callers) {
+    Set<String> fields = fields();
+    if (fields.isEmpty()) {
+      return stored;
+    }
+    Map<String, String> given = new LinkedHashMap<>(stored);
+    given.keySet().removeIf(name -> fields.contains(name) && !callers.containsKey(name));
+    return given;
   }
 
   /** Starts the span of one delivery attempt of {@code message}; the caller ends it. */
