@@ -9,6 +9,7 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.TestTracing;
 import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -17,9 +18,14 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import io.opentelemetry.context.propagation.TextMapSetter;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -321,6 +327,48 @@ abstract class RelayTracingContract extends RelayContractSupport {
     } finally {
       GlobalOpenTelemetry.resetForTest();
     }
+  }
+
+  @Test
+  void propagatorsThatThrowCostTheTraceNotTheWriteOrTheDelivery() {
+    TextMapPropagator broken =
+        new TextMapPropagator() {
+          @Override
+          public Collection<String> fields() {
+            return List.of("traceparent");
+          }
+
+          @Override
+          public <C> void inject(Context context, C carrier, TextMapSetter<C> setter) {
+            throw new IllegalStateException("broken propagator");
+          }
+
+          @Override
+          public <C> Context extract(Context context, C carrier, TextMapGetter<C> getter) {
+            throw new IllegalStateException("broken propagator");
+          }
+        };
+    OpenTelemetry brokenOtel = OpenTelemetry.propagating(ContextPropagators.create(broken));
+    Outbox writer = Outbox.builder(dsl).clock(clock).openTelemetry(brokenOtel).build();
+    Span span = tracer.spanBuilder("place order").startSpan();
+    String id;
+    try (Scope inSpan = span.makeCurrent()) {
+      id = write(writer, "order-1", "orders", Map.of("n", 1));
+    } finally {
+      span.end();
+    }
+    assertThat(storedHeaders(id)).isEmpty();
+
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    OutboxRelay relay =
+        closeLater(
+            relay()
+                .openTelemetry(brokenOtel)
+                .handler("orders", m -> delivered.add(m.id()))
+                .build());
+    assertThat(relay.drainOnce(10)).isOne();
+    assertThat(delivered).containsExactly(id);
+    assertThat(row(id).getSentAt()).isNotNull();
   }
 
   /** Writes one message of aggregate order-1 with {@code writer} current, then ends it. */

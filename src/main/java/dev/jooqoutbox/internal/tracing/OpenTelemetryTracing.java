@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link Tracing} on OpenTelemetry. Only {@link Tracing#of} names this class, and only when an
@@ -23,12 +25,15 @@ import java.util.function.Supplier;
  * <p>The relay's span of an attempt is a {@link SpanKind#CONSUMER} span named {@code process
  * <topic>}, child of the context extracted from the message's headers (a new trace when they hold
  * none), with the messaging attributes of the semantic conventions where they fit and the outbox's
- * own under {@code jooq_outbox.*}.
+ * own under {@code jooq_outbox.*}. A failure of the propagators or the tracer is logged and costs
+ * only the trace: the write and the delivery go on.
  */
 final class OpenTelemetryTracing implements Tracing {
 
   /** The instrumentation scope of the spans. */
   static final String SCOPE = "dev.jooqoutbox";
+
+  private static final Logger log = LoggerFactory.getLogger(Tracing.class);
 
   static final AttributeKey<String> SYSTEM = AttributeKey.stringKey("messaging.system");
   static final AttributeKey<String> OPERATION = AttributeKey.stringKey("messaging.operation.type");
@@ -79,6 +84,15 @@ final class OpenTelemetryTracing implements Tracing {
 
   @Override
   public Map<String, String> inject(Map<String, String> headers) {
+    try {
+      return injectInto(headers);
+    } catch (RuntimeException e) {
+      log.warn("the propagators failed: message written without its trace context", e);
+      return headers;
+    }
+  }
+
+  private Map<String, String> injectInto(Map<String, String> headers) {
     TextMapPropagator propagator = openTelemetry.get().getPropagators().getTextMapPropagator();
     for (String field : propagator.fields()) {
       for (String name : headers.keySet()) {
@@ -95,11 +109,28 @@ final class OpenTelemetryTracing implements Tracing {
 
   @Override
   public Set<String> fields() {
-    return Set.copyOf(openTelemetry.get().getPropagators().getTextMapPropagator().fields());
+    try {
+      return Set.copyOf(openTelemetry.get().getPropagators().getTextMapPropagator().fields());
+    } catch (RuntimeException e) {
+      log.warn("the propagators failed to name their fields", e);
+      return Set.of();
+    }
   }
 
+  /**
+   * Never throws: a tracing failure must not fail or stall a delivery (the handler runs untraced).
+   */
   @Override
   public AttemptSpan startAttempt(OutboxMessage message) {
+    try {
+      return start(message);
+    } catch (RuntimeException e) {
+      log.warn("tracing failed: the attempt of {} runs without a span", message, e);
+      return AttemptSpan.NONE;
+    }
+  }
+
+  private AttemptSpan start(OutboxMessage message) {
     OpenTelemetry otel = openTelemetry.get();
     // From the root, not the current context: the relay's thread must lend the span nothing.
     Context parent =
