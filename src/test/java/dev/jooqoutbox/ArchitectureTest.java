@@ -64,6 +64,28 @@ class ArchitectureTest {
     }
   }
 
+  /**
+   * OpenTelemetry is optional: only the tracing classes that {@code Tracing.of} loads when it is
+   * present, and the Spring integration behind its own condition, refer to its classes (the
+   * builders' {@code openTelemetry(...)} name it in a signature only, which loads nothing).
+   */
+  @Test
+  void onlyTheTracingImplementationRefersToOpenTelemetry() throws Exception {
+    List<String> referring = new ArrayList<>();
+    for (Path file : mainClasses()) {
+      if (references(file).classes().stream().anyMatch(c -> c.startsWith("io/opentelemetry/"))) {
+        referring.add(className(file));
+      }
+    }
+    assertThat(referring)
+        .allMatch(
+            name ->
+                name.startsWith("dev.jooqoutbox.internal.tracing.OpenTelemetry")
+                    || name.startsWith("dev.jooqoutbox.spring."),
+            "is the tracing implementation or Spring's")
+        .anyMatch(name -> name.startsWith("dev.jooqoutbox.internal.tracing.OpenTelemetry"));
+  }
+
   @Test
   void theCliUsesTheApiAndNothingBelowIt() throws Exception {
     for (Path file : mainClasses()) {

@@ -7,6 +7,7 @@ import dev.jooqoutbox.internal.relay.RelayConfig;
 import dev.jooqoutbox.internal.relay.RelayEngine;
 import dev.jooqoutbox.internal.relay.SyncHandler;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -45,6 +46,9 @@ import org.jooq.impl.DSL;
  *
  * <p>Database errors are logged and retried with backoff; no thread dies from them. Memory is
  * bounded by the in-flight window.
+ *
+ * <p>When OpenTelemetry is present (see {@link Builder#openTelemetry}), each attempt runs inside a
+ * consumer span that continues the trace recorded in the message's headers at write time.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -134,6 +138,7 @@ public final class OutboxRelay implements AutoCloseable {
     private Supplier<String> claimTokens = () -> UUID.randomUUID().toString();
     private ObjectMapper mapper = new ObjectMapper();
     private Object meterRegistry; // a MeterRegistry; Object keeps Micrometer optional
+    private Object openTelemetry; // an OpenTelemetry; Object keeps OpenTelemetry optional
     private boolean listen = true;
 
     private Builder(DSLContext dsl) {
@@ -289,6 +294,19 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
+     * Runs each handler attempt inside a {@code CONSUMER} span of {@code openTelemetry} (an
+     * optional dependency) that continues the trace recorded in the message's headers, or starts a
+     * new one; current while the handler runs, ended when the attempt is decided, with status
+     * {@code ERROR} and the exception when it fails or times out. Default: {@code
+     * GlobalOpenTelemetry.getOrNoop()}, read at each attempt, when the API is on the class path.
+     * Span name and attributes: docs/guide.md, "Tracing".
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /**
      * On PostgreSQL, whether to {@code LISTEN} on a dedicated connection and wake at each commit of
      * a notifying writer. Default true; ignored elsewhere.
      */
@@ -323,6 +341,7 @@ public final class OutboxRelay implements AutoCloseable {
                   claimTokens,
                   mapper,
                   meterRegistry,
+                  openTelemetry,
                   listen)
               .validate());
     }

@@ -14,6 +14,8 @@ import org.jooq.DSLContext;
  *
  * @param meterRegistry a Micrometer {@code MeterRegistry}, or null; typed {@code Object} so that
  *     Micrometer stays optional
+ * @param openTelemetry an {@code io.opentelemetry.api.OpenTelemetry}, or null for the global one
+ *     when the API is present; typed {@code Object} so that OpenTelemetry stays optional
  */
 public record RelayConfig(
     DSLContext dsl,
@@ -36,6 +38,7 @@ public record RelayConfig(
     Supplier<String> claimTokens,
     ObjectMapper mapper,
     Object meterRegistry,
+    Object openTelemetry,
     boolean listen) {
 
   public RelayConfig {

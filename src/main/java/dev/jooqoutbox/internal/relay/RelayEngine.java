@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.relay;
 import dev.jooqoutbox.internal.micrometer.MicrometerRelayMetrics;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.WakeupListener;
+import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.Wakeups;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -60,7 +61,15 @@ public final class RelayEngine {
     this.producer = new Producer(config, repository, inFlight, metrics);
     this.threads = new HandlerThreads(config.handlerConcurrency());
     this.watchdog = new Watchdog(config.maxHandlingTime());
-    this.lanes = new Lanes(config, threads, watchdog, completer, metrics, stopping::get);
+    this.lanes =
+        new Lanes(
+            config,
+            threads,
+            watchdog,
+            completer,
+            metrics,
+            Tracing.of(config.openTelemetry()),
+            stopping::get);
     this.heartbeat = new Heartbeat(config, repository, inFlight);
     this.housekeeping = new Housekeeping(config, repository, metrics);
     this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-timer-"));
