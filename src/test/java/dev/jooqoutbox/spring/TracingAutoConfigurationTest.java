@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.relay.OutboxHandler;
-import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.MigratedSqlite;
 import dev.jooqoutbox.testing.TestTracing;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -18,11 +18,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -32,24 +31,13 @@ import org.springframework.context.ApplicationContext;
  */
 class TracingAutoConfigurationTest {
 
-  private static TestDatabase db;
+  @RegisterExtension static final MigratedSqlite db = new MigratedSqlite();
   static final List<SpanContext> seenByHandler = new CopyOnWriteArrayList<>();
   private TestTracing tracing;
   private OpenTelemetrySdk otel;
 
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.migrated(TestDatabase.Kind.SQLITE);
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
-
   @BeforeEach
   void openTelemetry() {
-    db.truncate();
     seenByHandler.clear();
     tracing = new TestTracing();
     otel = tracing.sdk();
@@ -69,7 +57,7 @@ class TracingAutoConfigurationTest {
   }
 
   private ApplicationContextRunner runner() {
-    return Contexts.runner(db)
+    return Contexts.runner(db.database())
         .withPropertyValues("jooq-outbox.relay.poll-interval=50ms")
         .withBean(OpenTelemetry.class, () -> otel)
         .withBean(PlacedHandler.class);
