@@ -98,8 +98,8 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * Delivers what is ready now, up to {@code max} messages, on the calling thread, and returns how
-   * many were handled (sent, retried or dead-lettered). For tests and for applications that
-   * schedule the relay themselves; database errors propagate.
+   * many were handled (sent, retried, dead-lettered, outcome unknown or rescheduled). For tests and
+   * for applications that schedule the relay themselves; database errors propagate.
    */
   public int drainOnce(int max) {
     return engine.drainOnce(max);
