@@ -239,6 +239,24 @@ abstract class ReconciliationContract extends RelayContractSupport {
   }
 
   @Test
+  void theUnknownCountCountsPastItsStepSize() {
+    int many = 2 * 1000 + 1; // the count reads the unknown index 1000 rows a step
+    dsl.transaction(
+        tx -> {
+          for (int i = 0; i < many; i++) {
+            outbox.write(tx.dsl(), "card-" + i, "payments", Map.of("n", i));
+          }
+        });
+    // Marked directly: how they became unknown is not what this test is about.
+    dsl.update(dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE)
+        .set(dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE.OUTCOME_UNKNOWN_AT, START)
+        .execute();
+    OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
+    assertThat(admin.unknownCount()).isEqualTo(many);
+    assertThat(admin.stats().unknown()).isEqualTo(many);
+  }
+
+  @Test
   void theUnknownGaugeCountsOutcomeUnknownMessages() {
     write("card-1", "payments", Map.of("n", 1));
     String unknown = write("card-2", "payments", Map.of("n", 2));
