@@ -9,9 +9,11 @@ import dev.jooqoutbox.OutboxMessage;
  *
  * <p>The relay asks about each outcome-unknown message of the topic with backoff: first {@code
  * reconcileBackoff}'s initial wait after the outcome became unknown, then each time after as long
- * again as the message has been unknown (doubling), capped at the maximum. At most one relay asks
- * about one message at a time (it holds a lease meanwhile). A reconciler that throws is asked again
- * later, with the same backoff; it never stops the relay.
+ * again as the message has been unknown (doubling), capped at the maximum. While it asks, the relay
+ * holds the message for the relay's {@code lease} (not extended), so no other relay asks about it
+ * meanwhile unless the reconciler takes longer than that; whatever the answers, the message is
+ * resolved at most once. A reconciler that throws is asked again later, with the same backoff; it
+ * never stops the relay. Calls run one at a time on a thread of the relay's own.
  */
 @FunctionalInterface
 public interface OutboxReconciler {
