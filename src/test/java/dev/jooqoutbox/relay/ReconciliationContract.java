@@ -87,6 +87,58 @@ abstract class ReconciliationContract extends RelayContractSupport {
   }
 
   @Test
+  void aReconcilerCanDeadLetterWithItsReasonAndItsAnswersAreCounted() {
+    String charge = write("card-1", "payments", Map.of("n", 1));
+    String after = write("card-1", "payments", Map.of("n", 2));
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    AtomicInteger asked = new AtomicInteger();
+    OutboxRelay relay =
+        closeLater(
+            payments(new ArrayList<>(List.of(charge)), delivered)
+                .meterRegistry(registry)
+                .reconcileBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                .reconciler(
+                    "payments",
+                    (m, ref) -> {
+                      switch (asked.incrementAndGet()) {
+                        case 1 -> throw new IllegalStateException("lookup down");
+                        case 2 -> {
+                          return Reconciliation.stillUnknown();
+                        }
+                        default -> {
+                          return Reconciliation.dead("gateway says it failed");
+                        }
+                      }
+                    })
+                .build());
+
+    relay.drainOnce(100);
+    for (int second = 1; second <= 3; second++) {
+      clock.advance(Duration.ofSeconds(1));
+      relay.reconcileOnce();
+    }
+    relay.drainOnce(100);
+
+    assertThat(asked.get()).isEqualTo(3);
+    assertThat(row(charge).getDeadAt()).isEqualTo(START.plusSeconds(3));
+    assertThat(row(charge).getLastError()).isEqualTo("reconciled dead: gateway says it failed");
+    assertThat(row(charge).getResolution()).isEqualTo("dead");
+    assertThat(delivered).containsExactly(charge, after);
+    for (String result : List.of("error", "unknown", "dead")) {
+      var counter =
+          registry
+              .find("outbox.relay.reconciled")
+              .tag("topic", "payments")
+              .tag("result", result)
+              .counter();
+      assertThat(counter).as(result).isNotNull();
+      assertThat(counter.count()).as(result).isEqualTo(1);
+    }
+    assertThat(RelayLeaseAndShutdownContract.counter(registry, "unknown", "payments")).isEqualTo(1);
+  }
+
+  @Test
   void aReconcilerThatThrowsIsAskedAgainLaterAndTheRelayKeepsDelivering() {
     String charge = write("card-1", "payments", Map.of("n", 1));
     String after = write("card-1", "payments", Map.of("n", 2));
