@@ -60,11 +60,11 @@ class OutboxRelayBuilderTest {
             "topic payments has no handler",
             set(b -> b.retryPolicy("payments", new RetryPolicy(3, ONE_SECOND, ONE_SECOND)))),
         arguments(
-            "retryPolicy(orders) maxAttempts",
+            "retryPolicy(orders).maxAttempts",
             "was 0",
             set(b -> b.retryPolicy("orders", new RetryPolicy(0, ONE_SECOND, ONE_SECOND)))),
         arguments(
-            "retryPolicy(orders) backoff max",
+            "retryPolicy(orders).backoff max",
             "PT1S < PT2S",
             set(
                 b ->

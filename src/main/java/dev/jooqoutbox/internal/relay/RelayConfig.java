@@ -76,7 +76,7 @@ public record RelayConfig(
     retryPolicies.forEach(
         (topic, policy) -> {
           requireHandler("retryPolicy", topic);
-          validateRetry("retryPolicy(" + topic + ") ", policy);
+          validateRetry("retryPolicy(" + topic + ").", policy);
         });
     reconcilers.keySet().forEach(topic -> requireHandler("reconciler", topic));
     requireOrdered("reconcileBackoff", reconcileInitial, reconcileMax);
