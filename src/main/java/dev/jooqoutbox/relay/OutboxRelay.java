@@ -36,6 +36,12 @@ import org.jooq.impl.DSL;
  * lane. When a message fails, its lane stops: the message is retried with backoff (blocking its
  * aggregate) and the rest of the run is given back without using an attempt.
  *
+ * <p>Besides returning (sent) and throwing (retry, or dead letter after the last attempt of its
+ * topic's {@link RetryPolicy}), a handler can throw {@link OutcomeUnknownException} (held for a
+ * {@link OutboxReconciler} or an operator, blocking its aggregate), {@link
+ * PermanentFailureException} (dead-lettered at once) or {@link RescheduleException} (delivered
+ * again at a chosen time, not counted as a failure).
+ *
  * <p>While messages are in flight the relay extends their lease before it runs out, so a slow but
  * alive handler is not delivered twice; a handler past {@code maxHandlingTime} is interrupted and
  * fails its attempt. Backlog gauges and the purge run on a thread of their own.
@@ -96,11 +102,22 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * Delivers what is ready now, up to {@code max} messages, on the calling thread, and returns how
-   * many were handled (sent, retried or dead-lettered). For tests and for applications that
-   * schedule the relay themselves; database errors propagate.
+   * many were handled (sent, retried, dead-lettered, outcome unknown or rescheduled). For tests and
+   * for applications that schedule the relay themselves; database errors propagate.
    */
   public int drainOnce(int max) {
     return engine.drainOnce(max);
+  }
+
+  /**
+   * Asks the reconcilers, on the calling thread, about the outcome-unknown messages of their topics
+   * that are due now, and returns how many were resolved (sent, retried or dead). For tests and for
+   * applications that schedule the relay themselves; a started relay does this on its own thread.
+   * Database errors propagate; a reconciler's exception does not (the message is asked about again
+   * later).
+   */
+  public int reconcileOnce() {
+    return engine.reconcileOnce();
   }
 
   /**
@@ -140,6 +157,10 @@ public final class OutboxRelay implements AutoCloseable {
     private Object meterRegistry; // a MeterRegistry; Object keeps Micrometer optional
     private Object openTelemetry; // an OpenTelemetry; Object keeps OpenTelemetry optional
     private boolean listen = true;
+    private final Map<String, RetryPolicy> retryPolicies = new LinkedHashMap<>();
+    private final Map<String, OutboxReconciler> reconcilers = new LinkedHashMap<>();
+    private Duration reconcileInitial = Duration.ofSeconds(10);
+    private Duration reconcileMax = Duration.ofMinutes(10);
 
     private Builder(DSLContext dsl) {
       this.dsl = Objects.requireNonNull(dsl, "dsl");
@@ -239,6 +260,41 @@ public final class OutboxRelay implements AutoCloseable {
     public Builder backoff(Duration initial, Duration max) {
       this.backoffInitial = initial;
       this.backoffMax = max;
+      return this;
+    }
+
+    /**
+     * The retry policy of {@code topic}, which must have a handler: its maximum attempts and
+     * backoff instead of {@link #maxAttempts} and {@link #backoff}, which stay the defaults of the
+     * other topics. Checked by {@link #build()} like those.
+     */
+    public Builder retryPolicy(String topic, RetryPolicy policy) {
+      retryPolicies.put(
+          Objects.requireNonNull(topic, "topic"), Objects.requireNonNull(policy, "policy"));
+      return this;
+    }
+
+    /**
+     * The reconciler of {@code topic}, which must have a handler: asked, with {@link
+     * #reconcileBackoff}, what became of the topic's outcome-unknown messages (see {@link
+     * OutcomeUnknownException}). Without one, they wait for an operator.
+     */
+    public Builder reconciler(String topic, OutboxReconciler reconciler) {
+      Objects.requireNonNull(reconciler, "reconciler");
+      if (reconcilers.putIfAbsent(Objects.requireNonNull(topic, "topic"), reconciler) != null) {
+        throw new IllegalArgumentException("a reconciler for topic " + topic + " is already set");
+      }
+      return this;
+    }
+
+    /**
+     * When reconcilers are asked about an outcome-unknown message: {@code initial} after it became
+     * unknown, then each time after as long again as it has been unknown, at most {@code max}
+     * apart. Default 10 s and 10 minutes.
+     */
+    public Builder reconcileBackoff(Duration initial, Duration max) {
+      this.reconcileInitial = initial;
+      this.reconcileMax = max;
       return this;
     }
 
@@ -342,7 +398,11 @@ public final class OutboxRelay implements AutoCloseable {
                   mapper,
                   meterRegistry,
                   openTelemetry,
-                  listen)
+                  listen,
+                  retryPolicies,
+                  reconcilers,
+                  reconcileInitial,
+                  reconcileMax)
               .validate());
     }
   }

@@ -127,10 +127,11 @@ abstract class CliContract extends DatabaseFixture {
                 + db.url()
                 + " at 2026-03-01T12:02:00Z\n"
                 + "\n"
-                + "TOPIC          PENDING  LEASED  DEAD  SENT-AWAITING-PURGE  OLDEST-PENDING-AGE\n"
-                + "order.placed         3       1     0                    0  2m\n"
-                + "payment.taken        0       0     1                    1  -\n"
-                + "(all topics)         3       1     1                    1  2m\n");
+                + "TOPIC          PENDING  LEASED  UNKNOWN  DEAD  SENT-AWAITING-PURGE"
+                + "  OLDEST-PENDING-AGE\n"
+                + "order.placed         3       1        0     0                    0  2m\n"
+                + "payment.taken        0       0        0     1                    1  -\n"
+                + "(all topics)         3       1        0     1                    1  2m\n");
   }
 
   @Test
@@ -144,6 +145,7 @@ abstract class CliContract extends DatabaseFixture {
     JsonNode total = json.get("total");
     assertThat(total.get("pending").asLong()).isEqualTo(3);
     assertThat(total.get("leased").asLong()).isEqualTo(1);
+    assertThat(total.get("unknown").asLong()).isZero();
     assertThat(total.get("dead").asLong()).isEqualTo(1);
     assertThat(total.get("sentAwaitingPurge").asLong()).isEqualTo(1);
     assertThat(total.get("oldestPendingAgeMillis").asLong()).isEqualTo(120_000);
@@ -185,10 +187,10 @@ abstract class CliContract extends DatabaseFixture {
     assertThat(status.exitCode()).as(status.toString()).isZero();
     assertThat(status.out())
         .endsWith(
-            "TOPIC         PENDING  LEASED  DEAD  SENT-AWAITING-PURGE  OLDEST-PENDING-AGE\n"
-                + "bulk.pending    1,001       0     0                    0  2d\n"
-                + "bulk.sent           0       0     0                1,234  -\n"
-                + "(all topics)    1,001       0     0                1,234  2d\n");
+            "TOPIC         PENDING  LEASED  UNKNOWN  DEAD  SENT-AWAITING-PURGE  OLDEST-PENDING-AGE\n"
+                + "bulk.pending    1,001       0        0     0                    0  2d\n"
+                + "bulk.sent           0       0        0     0                1,234  -\n"
+                + "(all topics)    1,001       0        0     0                1,234  2d\n");
     JsonNode json = new ObjectMapper().readTree(run("status", "--db", db.url(), "--json").out());
     assertThat(json.get("total").get("sentAwaitingPurge").asLong()).isEqualTo(1_234);
 

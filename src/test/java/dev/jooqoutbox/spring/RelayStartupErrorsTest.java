@@ -250,6 +250,27 @@ class RelayStartupErrorsTest {
   }
 
   @Test
+  void aCustomizersInvalidRetryPolicyIsNamedByItsBuilderCallNotByAProperty() {
+    OutboxRelayCustomizer policy =
+        relay ->
+            relay.retryPolicy(
+                "order.placed",
+                new dev.jooqoutbox.relay.RetryPolicy(
+                    0, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)));
+    runner()
+        .withBean(One.class)
+        .withBean(OutboxRelayCustomizer.class, () -> policy)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context)
+                  .getFailure()
+                  .hasMessageContaining("retryPolicy(order.placed).maxAttempts must be between")
+                  .hasMessageNotContaining("jooq-outbox.relay.max-attempts");
+            });
+  }
+
+  @Test
   void aDurationThatIsNoDurationIsNamed() {
     runner()
         .withBean(One.class)

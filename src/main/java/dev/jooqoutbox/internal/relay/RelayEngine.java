@@ -39,6 +39,8 @@ public final class RelayEngine {
   private final Watchdog watchdog;
   private final Heartbeat heartbeat;
   private final Housekeeping housekeeping;
+  private final Reconciler reconciler;
+  private final ScheduledExecutorService reconcileThread;
   private final ScheduledExecutorService timer;
   private final ScheduledExecutorService housekeepingThread;
   private final Wakeup wakeup = new Wakeup();
@@ -72,6 +74,11 @@ public final class RelayEngine {
             stopping::get);
     this.heartbeat = new Heartbeat(config, repository, inFlight);
     this.housekeeping = new Housekeeping(config, repository, metrics);
+    this.reconciler = new Reconciler(config, repository, metrics);
+    this.reconcileThread =
+        reconciler.hasWork()
+            ? Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-reconcile-"))
+            : null;
     this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-timer-"));
     this.housekeepingThread =
         Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-housekeeping-"));
@@ -93,6 +100,9 @@ public final class RelayEngine {
     }
     startTimers();
     housekeeping.start(housekeepingThread);
+    if (reconcileThread != null) {
+      reconciler.start(reconcileThread);
+    }
     completer.start();
     // Writers of this JVM on the same database wake the producer right after their commit.
     inProcessWakeups = Wakeups.register(config.dsl(), wakeup::signal);
@@ -139,6 +149,14 @@ public final class RelayEngine {
     return handled;
   }
 
+  /** Asks the reconcilers about what is due now, on the calling thread. */
+  public int reconcileOnce() {
+    if (started.get()) {
+      throw new IllegalStateException("reconcileOnce is for a relay that was not started");
+    }
+    return reconciler.reconcileOnce();
+  }
+
   private static void noLaneEndAction() {}
 
   public void close() {
@@ -174,6 +192,9 @@ public final class RelayEngine {
     } finally {
       timer.shutdownNow();
       housekeepingThread.shutdownNow();
+      if (reconcileThread != null) {
+        reconcileThread.shutdownNow();
+      }
       metrics.close();
     }
   }

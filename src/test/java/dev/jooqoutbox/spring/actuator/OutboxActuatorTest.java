@@ -163,7 +163,10 @@ class OutboxActuatorTest {
             context -> {
               OutboxEndpoint endpoint = context.getBean(OutboxEndpoint.class);
               Map<String, Object> stats = endpoint.stats();
-              assertThat(stats).containsEntry("pending", 1L).containsEntry("dead", 1L);
+              assertThat(stats)
+                  .containsEntry("pending", 1L)
+                  .containsEntry("dead", 1L)
+                  .containsEntry("unknown", 0L);
               assertThat((Map<String, Object>) stats.get("topics"))
                   .containsKeys("order.audited", "order.rejected");
 
