@@ -260,14 +260,11 @@ abstract class InboxContract extends DatabaseFixture {
   @Test
   void rolledBackConsumerWorkIsNotRecorded() {
     Throwable thrown =
-        catchThrowable(
-            () ->
-                db.dsl()
-                    .transaction(
-                        tx -> {
-                          assertThat(inbox.seen(tx.dsl(), "billing", "m-1")).isFalse();
-                          throw new IllegalStateException("handler failed");
-                        }));
+        failureOfTransaction(
+            tx -> {
+              assertThat(inbox.seen(tx.dsl(), "billing", "m-1")).isFalse();
+              throw new IllegalStateException("handler failed");
+            });
     assertThat(thrown).isInstanceOf(IllegalStateException.class);
 
     assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();

@@ -102,15 +102,12 @@ abstract class OutboxWriteContract extends DatabaseFixture {
   @Test
   void messageDisappearsWithTheBusinessRollback() {
     Throwable thrown =
-        catchThrowable(
-            () ->
-                db.dsl()
-                    .transaction(
-                        tx -> {
-                          insertOrder(tx.dsl(), "o-1");
-                          outbox.write(tx.dsl(), "order-1", "order.placed", Map.of("total", 12));
-                          throw new IllegalStateException("business failure after the write");
-                        }));
+        failureOfTransaction(
+            tx -> {
+              insertOrder(tx.dsl(), "o-1");
+              outbox.write(tx.dsl(), "order-1", "order.placed", Map.of("total", 12));
+              throw new IllegalStateException("business failure after the write");
+            });
 
     assertThat(thrown).isInstanceOf(IllegalStateException.class);
     assertThat(orderIds()).isEmpty();

@@ -77,9 +77,7 @@ abstract class ClockSkewContract extends DatabaseFixture {
     CountDownLatch aRunning = new CountDownLatch(1);
     CountDownLatch releaseA = new CountDownLatch(1);
     Inbox inbox = new Inbox();
-    start(
-        "relay-a",
-        Clock.systemUTC(),
+    startA(
         m -> {
           if (m.id().equals(first) && aRunning.getCount() > 0) {
             aRunning.countDown();
@@ -89,10 +87,7 @@ abstract class ClockSkewContract extends DatabaseFixture {
         });
     assertThat(aRunning.await(30, TimeUnit.SECONDS)).as("A's handler started").isTrue();
 
-    start(
-        "relay-b",
-        Clock.offset(Clock.systemUTC(), SKEW),
-        m -> Faults.book(dsl, inbox, m, "relay-b"));
+    startB(m -> Faults.book(dsl, inbox, m, "relay-b"));
     // B books the message while A's handler of it still runs: the two runs overlap.
     await("B's booking of the first message")
         .atMost(Duration.ofSeconds(30))
@@ -117,9 +112,7 @@ abstract class ClockSkewContract extends DatabaseFixture {
     AtomicReference<LockWait> aHolds = new AtomicReference<>();
     CountDownLatch releaseA = new CountDownLatch(1);
     Inbox inbox = new Inbox();
-    start(
-        "relay-a",
-        Clock.systemUTC(),
+    startA(
         m -> {
           if (!m.id().equals(first) || aHolds.get() != null) {
             Faults.book(dsl, inbox, m, "relay-a");
@@ -141,10 +134,7 @@ abstract class ClockSkewContract extends DatabaseFixture {
         });
     await("A's inbox record").atMost(Duration.ofSeconds(30)).until(() -> aHolds.get() != null);
 
-    start(
-        "relay-b",
-        Clock.offset(Clock.systemUTC(), SKEW),
-        m -> Faults.book(dsl, inbox, m, "relay-b"));
+    startB(m -> Faults.book(dsl, inbox, m, "relay-b"));
     // B has taken the message over and its inbox record waits for A's.
     aHolds.get().awaitBlocked(Duration.ofSeconds(30));
     assertThat(
@@ -172,6 +162,16 @@ abstract class ClockSkewContract extends DatabaseFixture {
               tx -> outbox.write(tx.dsl(), "account-1", Faults.BOOKING_TOPIC, Map.of("n", k))));
     }
     return ids;
+  }
+
+  /** Starts relay A, on the real clock. */
+  private void startA(OutboxHandler handler) {
+    start("relay-a", Clock.systemUTC(), handler);
+  }
+
+  /** Starts relay B, its clock {@link #SKEW} ahead of A's. */
+  private void startB(OutboxHandler handler) {
+    start("relay-b", Clock.offset(Clock.systemUTC(), SKEW), handler);
   }
 
   private void start(String name, Clock clock, OutboxHandler handler) {

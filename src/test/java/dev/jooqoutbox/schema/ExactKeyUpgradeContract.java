@@ -38,8 +38,17 @@ abstract class ExactKeyUpgradeContract extends EmptyDatabasePerTest {
     super(kind);
   }
 
-  /** The changesets of this dialect applied after the released ones. */
-  abstract List<String> changesetsAfterTheRelease();
+  /**
+   * The changesets of this dialect applied after the released ones: 004 changes only MariaDB's keys
+   * (PostgreSQL and SQLite compared exactly already); 005 adds the outcome columns everywhere.
+   */
+  List<String> changesetsAfterTheRelease() {
+    return switch (kind) {
+      case POSTGRES -> List.of("005-outcome-unknown-postgresql");
+      case MARIADB -> List.of("004-exact-key-collation-mariadb", "005-outcome-unknown-mariadb");
+      case SQLITE -> List.of("005-outcome-unknown-sqlite");
+    };
+  }
 
   @Test
   void upgradeKeepsEveryRowAndMakesKeysExact() throws Exception {

@@ -31,11 +31,6 @@ class MariaDbExactKeyUpgradeTest extends ExactKeyUpgradeContract {
   }
 
   @Override
-  List<String> changesetsAfterTheRelease() {
-    return List.of("004-exact-key-collation-mariadb", "005-outcome-unknown-mariadb");
-  }
-
-  @Override
   void assertKeysCompareExactly() {
     assertCollation("utf8mb4_nopad_bin");
     super.assertKeysCompareExactly();

@@ -1,7 +1,6 @@
 package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.testing.TestDatabase;
-import java.util.List;
 
 /**
  * Postgres's keys compared exactly before 004 already: 004 applies nothing here (only the later
@@ -10,10 +9,5 @@ import java.util.List;
 class PostgresExactKeyUpgradeTest extends ExactKeyUpgradeContract {
   PostgresExactKeyUpgradeTest() {
     super(TestDatabase.Kind.POSTGRES);
-  }
-
-  @Override
-  List<String> changesetsAfterTheRelease() {
-    return List.of("005-outcome-unknown-postgresql");
   }
 }

@@ -1,12 +1,14 @@
 package dev.jooqoutbox.testing;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import java.time.Instant;
 import org.jooq.Condition;
+import org.jooq.TransactionalRunnable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,5 +84,10 @@ public abstract class DatabaseFixture {
         .from(OUTBOX_MESSAGE)
         .where(condition)
         .fetchSingle(OUTBOX_MESSAGE.SEQ);
+  }
+
+  /** What a transaction on {@link #db} running {@code work} threw (its rollback done). */
+  protected Throwable failureOfTransaction(TransactionalRunnable work) {
+    return catchThrowable(() -> db.dsl().transaction(work));
   }
 }
