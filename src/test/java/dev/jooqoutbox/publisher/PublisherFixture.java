@@ -20,8 +20,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
@@ -143,8 +141,20 @@ public abstract class PublisherFixture extends DatabaseFixture {
     return message -> {
       if (handled.incrementAndGet() == nth) {
         proxy.cut();
-        CompletableFuture.delayedExecutor(outage.toMillis(), TimeUnit.MILLISECONDS)
-            .execute(proxy::restore);
+        // A thread of its own: the common pool (one thread on two cores) may be busy elsewhere.
+        Thread restorer =
+            new Thread(
+                () -> {
+                  try {
+                    Thread.sleep(outage.toMillis());
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  proxy.restore();
+                },
+                "proxy-restorer");
+        restorer.setDaemon(true);
+        restorer.start();
       }
       return publisher.handle(message);
     };

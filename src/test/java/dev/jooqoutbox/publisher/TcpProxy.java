@@ -18,7 +18,7 @@ public final class TcpProxy implements AutoCloseable {
 
   private final ServerSocket server;
   private final String targetHost;
-  private final int targetPort;
+  private volatile int targetPort;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private volatile boolean cut;
 
@@ -27,6 +27,11 @@ public final class TcpProxy implements AutoCloseable {
     this.targetPort = targetPort;
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     daemon("proxy-accept-" + port(), this::acceptLoop).start();
+  }
+
+  /** Forwards new connections to {@code port} from now on (for a server whose port comes later). */
+  public void retarget(int port) {
+    targetPort = port;
   }
 
   public int port() {

@@ -27,6 +27,11 @@ public final class TestBrokers {
     assumeReachable("NATS", NATS_PORT);
   }
 
+  /** The URL of the NATS server the tests use. */
+  public static String natsUrl(int port) {
+    return "nats://" + HOST + ":" + port;
+  }
+
   private static void assumeReachable(String broker, int port) {
     if (reachable(port)) {
       return;
