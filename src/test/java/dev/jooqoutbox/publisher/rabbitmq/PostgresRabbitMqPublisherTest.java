@@ -10,12 +10,13 @@ import dev.jooqoutbox.publisher.TestBrokers;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
  * The RabbitMQ publisher on PostgreSQL: the happy path of the contract, plus order across three
- * relays, a broker outage in the middle of a drain, and unroutable messages.
+ * relays, a broker outage in the middle of a drain, unroutable and nacked messages.
  */
 class PostgresRabbitMqPublisherTest extends RabbitMqPublisherContract {
 
@@ -75,6 +76,38 @@ class PostgresRabbitMqPublisherTest extends RabbitMqPublisherContract {
         assertThat(admin.message(id).orElseThrow().attempts()).isEqualTo(3);
       } finally {
         channel.exchangeDelete(unroutable);
+      }
+    }
+  }
+
+  @Test
+  void aNackedMessageIsRetriedThenDeadLetteredWithTheBrokersReason() throws Exception {
+    String full = "outbox-test-full-" + UUID.randomUUID();
+    try (Connection c =
+            RabbitConsumer.factory(TestBrokers.RABBITMQ_PORT).newConnection("outbox-test-setup");
+        Channel channel = c.createChannel()) {
+      // A queue that takes no message and rejects publishes to it: the broker nacks them.
+      channel.exchangeDeclare(full, BuiltinExchangeType.TOPIC, false, false, null);
+      channel.queueDeclare(
+          full, false, false, false, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+      channel.queueBind(full, full, "#");
+      try {
+        String id =
+            dsl.transactionResult(tx -> outbox.write(tx.dsl(), "agg-0", full, payload(0, 0)));
+        closeLater(
+                relay()
+                    .maxAttempts(3)
+                    .asyncHandler(full, publisher(TestBrokers.RABBITMQ_PORT))
+                    .build())
+            .start();
+
+        awaitNothingPending(Duration.ofSeconds(30));
+
+        assertDeadWithReason(id, "RabbitMQ nacked the message");
+        assertThat(admin.message(id).orElseThrow().attempts()).isEqualTo(3);
+      } finally {
+        channel.queueDelete(full);
+        channel.exchangeDelete(full);
       }
     }
   }
