@@ -20,11 +20,13 @@ public final class TestBrokers {
   private TestBrokers() {}
 
   public static void assumeRabbitMq() {
-    assumeReachable("RabbitMQ", RABBITMQ_PORT);
+    assumeReachable("RabbitMQ (start it with: rabbitmq-server -detached)", RABBITMQ_PORT);
   }
 
   public static void assumeNats() {
-    assumeReachable("NATS", NATS_PORT);
+    assumeReachable(
+        "NATS (start it with: nats-server -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server)",
+        NATS_PORT);
   }
 
   /** The URL of the NATS server the tests use. */
@@ -36,7 +38,7 @@ public final class TestBrokers {
     if (reachable(port)) {
       return;
     }
-    String message = broker + " does not answer at " + HOST + ":" + port;
+    String message = "no broker answers at " + HOST + ":" + port + ": " + broker;
     if ("required".equals(System.getenv("OUTBOX_TEST_BROKERS"))) {
       Assertions.fail(message + " and OUTBOX_TEST_BROKERS=required");
     }
