@@ -1,19 +1,24 @@
 package dev.jooqoutbox.publisher.nats;
 
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.jooqoutbox.faults.ChildJvm;
 import dev.jooqoutbox.publisher.TcpProxy;
 import dev.jooqoutbox.publisher.TestBrokers;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.nats.client.ConnectionListener;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The NATS publisher on PostgreSQL: the happy path of the contract, plus order across three relays,
- * a server outage in the middle of a drain (the stream's duplicate window drops the re-sent
- * copies), and a subject no stream captures.
+ * a server outage in the middle of a drain and a relay killed while publishing (the stream's
+ * duplicate window drops the re-sent copies), and a subject no stream captures.
  */
 class PostgresNatsPublisherTest extends NatsPublisherContract {
 
@@ -66,5 +71,41 @@ class PostgresNatsPublisherTest extends NatsPublisherContract {
 
     assertDeadWithReason(id, "503");
     assertThat(admin.message(id).orElseThrow().attempts()).isEqualTo(3);
+  }
+
+  @Test
+  void aRelayKilledMidPublishLeavesEveryMessageStoredOnce(@TempDir Path logs) throws Exception {
+    List<String> ids = write(topic, 20, 50);
+    ChildJvm child =
+        ChildJvm.start(
+            NatsRelayProcessMain.class,
+            logs.resolve("relay.log"),
+            db.dialect().name(),
+            db.url(),
+            TestBrokers.natsUrl(TestBrokers.NATS_PORT),
+            topic,
+            "2000");
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> stream.receivedNow().size() >= 200);
+    } finally {
+      assertThat(child.kill()).as("output: %s", child.output()).isEqualTo(ChildJvm.SIGKILLED);
+    }
+    long storedAtTheKill = stream.receivedNow().size();
+    // A second relay takes over once the killed one's lease (2 s) ran out, and sends again what
+    // the first had claimed: what the first had published is stored once, the stream drops the
+    // copy by its Nats-Msg-Id.
+    startRelay(topic, publisher(TestBrokers.NATS_PORT));
+
+    awaitNothingPending(Duration.ofSeconds(60));
+
+    assertThat(storedAtTheKill).isLessThan(ids.size());
+    assertThat(dsl.fetchExists(OUTBOX_MESSAGE, OUTBOX_MESSAGE.ATTEMPTS.gt(1)))
+        .as("a message the killed relay had claimed was delivered again")
+        .isTrue();
+    assertArrivedAsWritten(ids, stream.received(), true);
+    assertInOrderPerAggregate(stream.received(), 50);
   }
 }
