@@ -74,6 +74,23 @@ class PostgresNatsPublisherTest extends NatsPublisherContract {
   }
 
   @Test
+  void aHeaderNameNatsCannotCarryIsRetriedThenDeadLetteredWithTheClientsReason() throws Exception {
+    String id =
+        dsl.transactionResult(
+            tx ->
+                outbox
+                    .message("agg-0", topic, payload(0, 0))
+                    .header("not a token:", "v")
+                    .write(tx.dsl()));
+    closeLater(relay().maxAttempts(2).asyncHandler(topic, publisher(TestBrokers.NATS_PORT)).build())
+        .start();
+
+    awaitNothingPending(Duration.ofSeconds(30));
+
+    assertDeadWithReason(id, "IllegalArgumentException: Header key has invalid character");
+  }
+
+  @Test
   void aRelayKilledMidPublishLeavesEveryMessageStoredOnce(@TempDir Path logs) throws Exception {
     List<String> ids = write(topic, 20, 50);
     ChildJvm child =
