@@ -61,6 +61,13 @@ class ArchitectureTest {
             .noneMatch(c -> c.startsWith("picocli/") || c.startsWith("ch/qos/logback/"))
             .noneMatch(c -> c.startsWith("com/zaxxer/hikari/"));
       }
+      if (!name.startsWith("dev.jooqoutbox.publisher.")) {
+        assertThat(references(file).classes())
+            .as("classes %s refers to (broker clients belong to the publishers)", name)
+            .noneMatch(c -> c.startsWith("com/rabbitmq/"))
+            .noneMatch(c -> c.startsWith("org/apache/kafka/"))
+            .noneMatch(c -> c.startsWith("io/nats/"));
+      }
     }
   }
 

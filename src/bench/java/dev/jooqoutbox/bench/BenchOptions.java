@@ -22,10 +22,11 @@ record BenchOptions(
     double latencySeconds,
     int rate,
     int gruelboxSize,
-    int memorySize) {
+    int memorySize,
+    int publishSize) {
 
   static final List<String> ALL_GROUPS =
-      List.of("write", "notify", "drain", "claim", "latency", "gruelbox", "memory");
+      List.of("write", "notify", "drain", "claim", "latency", "gruelbox", "memory", "publish");
 
   static final String USAGE =
       """
@@ -37,7 +38,7 @@ record BenchOptions(
         --grid-reps N         repetitions of the drain grid outside its headline row
                               (1000 aggregates, batch 100, which gets --reps; default 1)
         --out DIR             results.json, results.md, chart.svg, plans/ (default docs/bench)
-        --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory
+        --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory,publish
         --write-seconds S     measuring window of one write variant (default 5)
         --drain-seconds S     time box of one drain run (default 8)
         --sent a,b,c          sent rows awaiting purge for the claim figure (default 0,100000,1000000)
@@ -46,6 +47,8 @@ record BenchOptions(
         --rate R              messages per second of the latency figure (default 1000)
         --gruelbox-size N     backlog of the drain comparison with gruelbox (default 30000)
         --memory-size N       backlog the -Xmx128m child drains (default 1000000)
+        --publish-size N      messages per run of the publish figure, per broker (default 20000);
+                              needs RabbitMQ on 127.0.0.1:5672 and NATS JetStream on :4222
         --smoke               tiny sizes and windows: checks that every figure runs, in seconds
       """;
 
@@ -65,6 +68,7 @@ record BenchOptions(
     int rate = 1000;
     int gruelboxSize = 30_000;
     int memorySize = 1_000_000;
+    int publishSize = 20_000;
     Set<String> explicit = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -112,6 +116,7 @@ record BenchOptions(
         case "--rate" -> rate = positive(a, v);
         case "--gruelbox-size" -> gruelboxSize = positive(a, v);
         case "--memory-size" -> memorySize = positive(a, v);
+        case "--publish-size" -> publishSize = positive(a, v);
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -130,6 +135,7 @@ record BenchOptions(
       rate = explicit.contains("--rate") ? rate : 200;
       gruelboxSize = explicit.contains("--gruelbox-size") ? gruelboxSize : 300;
       memorySize = explicit.contains("--memory-size") ? memorySize : 3_000;
+      publishSize = explicit.contains("--publish-size") ? publishSize : 500;
     }
     return new BenchOptions(
         List.copyOf(dbs),
@@ -146,7 +152,8 @@ record BenchOptions(
         latencySeconds,
         rate,
         gruelboxSize,
-        memorySize);
+        memorySize,
+        publishSize);
   }
 
   boolean runs(String group) {
