@@ -14,6 +14,10 @@ import dev.jooqoutbox.relay.AsyncOutboxHandler;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.TestTracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -241,5 +245,35 @@ public abstract class PublisherFixture extends DatabaseFixture {
     MessageState state = admin.message(id).orElseThrow();
     assertThat(state.status()).as("status of %s", state).isEqualTo(MessageStatus.DEAD);
     assertThat(state.lastError()).contains(reason);
+  }
+
+  /**
+   * Writes one message of {@code topic} inside a writer's span and delivers it through a relay with
+   * {@code publisher}, both tracing with {@code tracing}'s SDK; returns the writer's trace id.
+   */
+  protected String writeInASpanAndRelay(
+      TestTracing tracing, String topic, AsyncOutboxHandler publisher) {
+    OpenTelemetrySdk otel = tracing.sdk();
+    Outbox traced = Outbox.builder(dsl).openTelemetry(otel).build();
+    Span span = otel.getTracer("test").spanBuilder("place order").startSpan();
+    try (Scope ignored = span.makeCurrent()) {
+      dsl.transaction(tx -> traced.write(tx.dsl(), "agg-0", topic, payload(0, 0)));
+    } finally {
+      span.end();
+    }
+    OutboxRelay relay =
+        closeLater(relay().openTelemetry(otel).asyncHandler(topic, publisher).build());
+    relay.start();
+    awaitNothingPending(Duration.ofSeconds(30));
+    String traceId = span.getSpanContext().getTraceId();
+    assertThat(tracing.consumerSpans()).anyMatch(s -> s.getTraceId().equals(traceId));
+    return traceId;
+  }
+
+  /** The broker message carries a W3C trace context of {@code traceId}, for its consumer. */
+  protected static void assertContinuesTrace(Received received, String traceId) {
+    assertThat(received.headers().get("traceparent"))
+        .as("traceparent of the broker message")
+        .startsWith("00-" + traceId + "-");
   }
 }

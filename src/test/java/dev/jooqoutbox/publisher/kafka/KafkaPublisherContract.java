@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.jooqoutbox.publisher.PublisherFixture;
 import dev.jooqoutbox.publisher.Received;
 import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.TestTracing;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -73,5 +74,14 @@ abstract class KafkaPublisherContract extends PublisherFixture {
     assertArrivedAsWritten(ids, received(), true);
     assertInOrderPerAggregate(received(), 20);
     assertThat(admin.message(ids.get(0)).orElseThrow().attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void aMessageWrittenInASpanCarriesItsTraceToTheBrokersConsumer() throws Exception {
+    try (TestTracing tracing = new TestTracing()) {
+      String traceId = writeInASpanAndRelay(tracing, topic, publisher());
+      awaitReceived(this::received, 1);
+      assertContinuesTrace(received().get(0), traceId);
+    }
   }
 }

@@ -6,6 +6,7 @@ import dev.jooqoutbox.publisher.PublisherFixture;
 import dev.jooqoutbox.publisher.Received;
 import dev.jooqoutbox.publisher.TestBrokers;
 import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.TestTracing;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.Nats;
@@ -78,5 +79,14 @@ abstract class NatsPublisherContract extends PublisherFixture {
     assertArrivedAsWritten(ids, received, true);
     assertInOrderPerAggregate(received, 20);
     assertThat(admin.message(ids.get(0)).orElseThrow().attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void aMessageWrittenInASpanCarriesItsTraceToTheBrokersConsumer() throws Exception {
+    try (TestTracing tracing = new TestTracing()) {
+      String traceId = writeInASpanAndRelay(tracing, topic, publisher(TestBrokers.NATS_PORT));
+      // Nothing is pending: the stream has stored the message (settled on its PublishAck).
+      assertContinuesTrace(stream.received().get(0), traceId);
+    }
   }
 }

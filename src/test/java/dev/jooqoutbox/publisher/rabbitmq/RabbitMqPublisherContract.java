@@ -6,6 +6,7 @@ import com.rabbitmq.client.Delivery;
 import dev.jooqoutbox.publisher.PublisherFixture;
 import dev.jooqoutbox.publisher.TestBrokers;
 import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.TestTracing;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -59,5 +60,14 @@ abstract class RabbitMqPublisherContract extends PublisherFixture {
       assertThat(d.getEnvelope().getRoutingKey()).as("routing key = aggregate").startsWith("agg-");
     }
     assertThat(admin.message(ids.get(0)).orElseThrow().attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void aMessageWrittenInASpanCarriesItsTraceToTheBrokersConsumer() throws Exception {
+    try (TestTracing tracing = new TestTracing()) {
+      String traceId = writeInASpanAndRelay(tracing, topic, publisher(TestBrokers.RABBITMQ_PORT));
+      awaitReceived(consumer::received, 1);
+      assertContinuesTrace(consumer.received().get(0), traceId);
+    }
   }
 }
