@@ -89,6 +89,18 @@ final class PublishBench {
             ">= 0.7",
             0.7,
             true);
+        List<Double> latencies =
+            latency(db, dsl, brokers, broker, Math.max(opts.latencySeconds(), 1));
+        r.add(
+            id(broker, "ack_p50"),
+            broker + ": commit to broker ack, p50",
+            "ms",
+            Stats.percentile(latencies, 50));
+        r.add(
+            id(broker, "ack_p99"),
+            broker + ": commit to broker ack, p99",
+            "ms",
+            Stats.percentile(latencies, 99));
         r.ratio(
             id(broker, "relay_vs_client"),
             broker + ": relay with the publisher / client loop",
@@ -166,6 +178,37 @@ final class PublishBench {
                 .topic(m -> BenchBrokers.DESTINATION)
                 .build()) {
           yield drain(db, dsl, p, count);
+        }
+      }
+    };
+  }
+
+  /** Commit to broker ack at a steady rate ({@link PublishLatency}), in milliseconds. */
+  private static List<Double> latency(
+      BenchDatabase db, DSLContext dsl, BenchBrokers brokers, String broker, double seconds)
+      throws Exception {
+    brokers.purge();
+    return switch (broker) {
+      case "rabbitmq" -> {
+        try (RabbitMqPublisher p =
+            RabbitMqPublisher.builder(brokers.rabbit)
+                .exchange(m -> BenchBrokers.DESTINATION)
+                .build()) {
+          yield PublishLatency.measure(db, dsl, p, seconds);
+        }
+      }
+      case "nats" ->
+          PublishLatency.measure(
+              db,
+              dsl,
+              NatsPublisher.builder(brokers.nats).subject(m -> BenchBrokers.DESTINATION).build(),
+              seconds);
+      default -> {
+        try (KafkaPublisher p =
+            KafkaPublisher.builder(kafkaConfig(brokers))
+                .topic(m -> BenchBrokers.DESTINATION)
+                .build()) {
+          yield PublishLatency.measure(db, dsl, p, seconds);
         }
       }
     };
