@@ -63,7 +63,7 @@ class DemoCommandTest {
 
     DemoRunner status = DemoRunner.run(new OutboxCli(), "status", "--db", url);
     assertThat(status.exitCode()).as("%s", status).isZero();
-    assertThat(status.out()).containsPattern("(?m)^\\(all topics\\) +0 +0 +0 +1,000  -$");
+    assertThat(status.out()).containsPattern("(?m)^\\(all topics\\) +0 +0 +0 +0 +1,000  -$");
   }
 
   @Test
