@@ -22,7 +22,7 @@ import java.util.Set;
 public final class BenchMain {
 
   /** Groups that measure something only PostgreSQL has, or that the issue asks of it alone. */
-  private static final Set<String> POSTGRES_ONLY = Set.of("notify", "gruelbox", "memory");
+  private static final Set<String> POSTGRES_ONLY = Set.of("notify", "gruelbox", "memory", "deep");
 
   private BenchMain() {}
 
@@ -76,6 +76,7 @@ public final class BenchMain {
             case "latency" -> LatencyBench.run(database, opts, r);
             case "gruelbox" -> GruelboxBench.run(database, opts, r);
             case "memory" -> MemoryBench.run(database, opts, r);
+            case "deep" -> DeepDrainBench.run(database, opts, r);
             default -> throw new IllegalStateException(group);
           }
           results.group(db, r.finish(), argLine);
