@@ -25,7 +25,7 @@ record BenchOptions(
     int memorySize,
     List<int[]> drainGrid,
     List<DrainBench.Engine> drainEngines,
-    int deepSize) {
+    List<Integer> deepSizes) {
 
   static final List<String> ALL_GROUPS =
       List.of("write", "notify", "drain", "claim", "latency", "gruelbox", "memory", "deep");
@@ -52,7 +52,7 @@ record BenchOptions(
         --rate R              messages per second of the latency figure (default 1000)
         --gruelbox-size N     backlog of the drain comparison with gruelbox (default 30000)
         --memory-size N       backlog the -Xmx128m child drains (default 1000000)
-        --deep-size N         backlog of the deep drain, 1000 aggregates (default 1000000)
+        --deep-size N,...     backlogs of the deep drain, 1000 aggregates (default 1000000)
         --smoke               tiny sizes and windows: checks that every figure runs, in seconds
       """;
 
@@ -74,7 +74,7 @@ record BenchOptions(
     int memorySize = 1_000_000;
     List<int[]> drainGrid = grid("1000:10,1000:100,1000:500,10:10,10:100,10:500");
     List<DrainBench.Engine> drainEngines = List.of(DrainBench.Engine.values());
-    int deepSize = 1_000_000;
+    List<Integer> deepSizes = List.of(1_000_000);
     Set<String> explicit = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -124,7 +124,13 @@ record BenchOptions(
         case "--memory-size" -> memorySize = positive(a, v);
         case "--drain-grid" -> drainGrid = grid(v);
         case "--drain-engines" -> drainEngines = engines(v);
-        case "--deep-size" -> deepSize = positive(a, v);
+        case "--deep-size" -> {
+          List<Integer> list = new ArrayList<>();
+          for (String d : v.split(",")) {
+            list.add(positive(a, d.trim()));
+          }
+          deepSizes = List.copyOf(list);
+        }
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -143,7 +149,7 @@ record BenchOptions(
       rate = explicit.contains("--rate") ? rate : 200;
       gruelboxSize = explicit.contains("--gruelbox-size") ? gruelboxSize : 300;
       memorySize = explicit.contains("--memory-size") ? memorySize : 3_000;
-      deepSize = explicit.contains("--deep-size") ? deepSize : 3_000;
+      deepSizes = explicit.contains("--deep-size") ? deepSizes : List.of(3_000);
     }
     return new BenchOptions(
         List.copyOf(dbs),
@@ -163,7 +169,7 @@ record BenchOptions(
         memorySize,
         List.copyOf(drainGrid),
         List.copyOf(drainEngines),
-        deepSize);
+        deepSizes);
   }
 
   private static List<int[]> grid(String value) {
