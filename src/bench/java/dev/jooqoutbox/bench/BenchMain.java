@@ -79,6 +79,9 @@ public final class BenchMain {
             case "deep" -> DeepDrainBench.run(database, opts, r);
             default -> throw new IllegalStateException(group);
           }
+          // Each group keeps the commit it measured: a later run overwrites the machine block.
+          r.info("gitHead", machine.get("gitHead"));
+          r.info("uncommittedInSrcMain", machine.get("uncommittedInSrcMain"));
           results.group(db, r.finish(), argLine);
           results.write();
           System.out.printf(
