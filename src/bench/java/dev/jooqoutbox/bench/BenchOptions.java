@@ -25,7 +25,8 @@ record BenchOptions(
     int memorySize,
     List<int[]> drainGrid,
     List<DrainBench.Engine> drainEngines,
-    List<Integer> deepSizes) {
+    List<Integer> deepSizes,
+    int deepMaxInFlight) {
 
   static final List<String> ALL_GROUPS =
       List.of("write", "notify", "drain", "claim", "latency", "gruelbox", "memory", "deep");
@@ -53,6 +54,8 @@ record BenchOptions(
         --gruelbox-size N     backlog of the drain comparison with gruelbox (default 30000)
         --memory-size N       backlog the -Xmx128m child drains (default 1000000)
         --deep-size N,...     backlogs of the deep drain, 1000 aggregates (default 1000000)
+        --deep-max-in-flight N  the deep drain's relay maxInFlight (a diagnostic; default: the
+                              relay's default)
         --smoke               tiny sizes and windows: checks that every figure runs, in seconds
       """;
 
@@ -75,6 +78,7 @@ record BenchOptions(
     List<int[]> drainGrid = grid("1000:10,1000:100,1000:500,10:10,10:100,10:500");
     List<DrainBench.Engine> drainEngines = List.of(DrainBench.Engine.values());
     List<Integer> deepSizes = List.of(1_000_000);
+    int deepMaxInFlight = 0; // 0: the relay's default
     Set<String> explicit = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -124,6 +128,7 @@ record BenchOptions(
         case "--memory-size" -> memorySize = positive(a, v);
         case "--drain-grid" -> drainGrid = grid(v);
         case "--drain-engines" -> drainEngines = engines(v);
+        case "--deep-max-in-flight" -> deepMaxInFlight = positive(a, v);
         case "--deep-size" -> {
           List<Integer> list = new ArrayList<>();
           for (String d : v.split(",")) {
@@ -169,7 +174,8 @@ record BenchOptions(
         memorySize,
         List.copyOf(drainGrid),
         List.copyOf(drainEngines),
-        deepSizes);
+        deepSizes,
+        deepMaxInFlight);
   }
 
   private static List<int[]> grid(String value) {

@@ -24,7 +24,7 @@ final class DeepDrainBench {
 
   static void run(BenchDatabase db, BenchOptions opts, Recorder r) {
     for (int n : opts.deepSizes()) {
-      drain(db, n, r);
+      drain(db, n, opts.deepMaxInFlight(), r);
     }
     r.info("aggregates", 1000);
     r.info("autovacuum", db.settings().getOrDefault("autovacuum", "?"));
@@ -32,7 +32,7 @@ final class DeepDrainBench {
         "relay", "OutboxRelay defaults (batch 100, maxRun 10, handlerConcurrency 4), listen off");
   }
 
-  private static void drain(BenchDatabase db, int n, Recorder r) {
+  private static void drain(BenchDatabase db, int n, int maxInFlight, Recorder r) {
     long tenth = n / 10;
     String k = "deep.n" + n + ".";
     db.truncate();
@@ -48,11 +48,14 @@ final class DeepDrainBench {
     HikariDataSource pool = db.pool(4);
     long start = System.nanoTime();
     long timeout = TimeUnit.SECONDS.toNanos(Math.max(120, n / 300));
-    try (OutboxRelay relay =
+    OutboxRelay.Builder builder =
         OutboxRelay.builder(db.dsl(pool))
             .handler(BenchDatabase.TOPIC, m -> handled.increment())
-            .listen(false)
-            .build()) {
+            .listen(false);
+    if (maxInFlight > 0) {
+      builder.maxInFlight(maxInFlight);
+    }
+    try (OutboxRelay relay = builder.build()) {
       relay.start();
       long lastReport = start;
       while (handled.sum() < n) {
