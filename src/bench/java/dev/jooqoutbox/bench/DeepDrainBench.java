@@ -105,15 +105,13 @@ final class DeepDrainBench {
         r.goal(k + "pk_reads_per_msg", "<= 5", 5, false);
       }
     }
-    r.info("backlog", n);
-    r.info("aggregates", 1000);
-    r.info("pendingAfter", pending);
-    r.info("indexEntriesReadPerMessage", perMessage);
-    r.info("primaryKeyIndex", pk);
-    r.info("autovacuum", db.settings().getOrDefault("autovacuum", "?"));
-    r.info("deciles", deciles(progress, n));
-    r.info(
-        "relay", "OutboxRelay defaults (batch 100, maxRun 10, handlerConcurrency 4), listen off");
+    Map<String, Object> info = new LinkedHashMap<>();
+    info.put("pendingAfter", pending);
+    info.put("seconds", Math.round(seconds));
+    info.put("primaryKeyIndex", pk);
+    info.put("indexEntriesReadPerMessage", perMessage);
+    info.put("ratePerTenth", deciles(progress, n));
+    r.info("n" + n, info);
   }
 
   /** Rate of each tenth of the drain, msg/s. */
