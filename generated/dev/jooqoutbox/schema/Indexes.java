@@ -28,4 +28,5 @@ public class Indexes {
     public static final Index IX_OUTBOX_MESSAGE_DEAD = Internal.createIndex(DSL.name("ix_outbox_message_dead"), OutboxMessageTable.OUTBOX_MESSAGE, new OrderField[] { OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, false);
     public static final Index IX_OUTBOX_MESSAGE_PENDING = Internal.createIndex(DSL.name("ix_outbox_message_pending"), OutboxMessageTable.OUTBOX_MESSAGE, new OrderField[] { OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, false);
     public static final Index IX_OUTBOX_MESSAGE_SENT_AT = Internal.createIndex(DSL.name("ix_outbox_message_sent_at"), OutboxMessageTable.OUTBOX_MESSAGE, new OrderField[] { OutboxMessageTable.OUTBOX_MESSAGE.SENT_AT }, false);
+    public static final Index IX_OUTBOX_MESSAGE_UNKNOWN = Internal.createIndex(DSL.name("ix_outbox_message_unknown"), OutboxMessageTable.OUTBOX_MESSAGE, new OrderField[] { OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, false);
 }

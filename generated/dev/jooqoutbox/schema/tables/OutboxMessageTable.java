@@ -127,6 +127,21 @@ public class OutboxMessageTable extends TableImpl<OutboxMessageRecord> {
      */
     public final TableField<OutboxMessageRecord, Instant> DEAD_AT = createField(DSL.name("dead_at"), SQLDataType.BIGINT, this, "", new EpochMillisConverter());
 
+    /**
+     * The column <code>outbox_message.outcome_unknown_at</code>.
+     */
+    public final TableField<OutboxMessageRecord, Instant> OUTCOME_UNKNOWN_AT = createField(DSL.name("outcome_unknown_at"), SQLDataType.BIGINT, this, "", new EpochMillisConverter());
+
+    /**
+     * The column <code>outbox_message.remote_ref</code>.
+     */
+    public final TableField<OutboxMessageRecord, String> REMOTE_REF = createField(DSL.name("remote_ref"), SQLDataType.CLOB, this, "");
+
+    /**
+     * The column <code>outbox_message.resolution</code>.
+     */
+    public final TableField<OutboxMessageRecord, String> RESOLUTION = createField(DSL.name("resolution"), SQLDataType.CLOB, this, "");
+
     private OutboxMessageTable(Name alias, Table<OutboxMessageRecord> aliased) {
         this(alias, aliased, (Field<?>[]) null, null);
     }
@@ -163,7 +178,7 @@ public class OutboxMessageTable extends TableImpl<OutboxMessageRecord> {
 
     @Override
     public List<Index> getIndexes() {
-        return Arrays.asList(Indexes.IX_OUTBOX_MESSAGE_AGGREGATE_PENDING, Indexes.IX_OUTBOX_MESSAGE_DEAD, Indexes.IX_OUTBOX_MESSAGE_PENDING, Indexes.IX_OUTBOX_MESSAGE_SENT_AT);
+        return Arrays.asList(Indexes.IX_OUTBOX_MESSAGE_AGGREGATE_PENDING, Indexes.IX_OUTBOX_MESSAGE_DEAD, Indexes.IX_OUTBOX_MESSAGE_PENDING, Indexes.IX_OUTBOX_MESSAGE_SENT_AT, Indexes.IX_OUTBOX_MESSAGE_UNKNOWN);
     }
 
     @Override

@@ -15,6 +15,9 @@ import java.time.Instant;
  *     lease is still recorded
  * @param sentAt when it was marked sent; null unless {@code SENT}
  * @param deadAt when it was dead-lettered; null unless {@code DEAD}
+ * @param outcomeUnknownAt when its handler reported the outcome unknown; null unless {@code
+ *     OUTCOME_UNKNOWN}
+ * @param remoteRef the remote system's reference given with an unknown outcome; kept once set
  */
 public record MessageState(
     long seq,
@@ -29,7 +32,42 @@ public record MessageState(
     Instant leasedUntil,
     Instant sentAt,
     Instant deadAt,
-    String payloadJson) {
+    String payloadJson,
+    Instant outcomeUnknownAt,
+    String remoteRef) {
+
+  /** A state without an outcome-unknown record. */
+  public MessageState(
+      long seq,
+      String id,
+      String aggregate,
+      String topic,
+      MessageStatus status,
+      int attempts,
+      String lastError,
+      Instant createdAt,
+      Instant availableAt,
+      Instant leasedUntil,
+      Instant sentAt,
+      Instant deadAt,
+      String payloadJson) {
+    this(
+        seq,
+        id,
+        aggregate,
+        topic,
+        status,
+        attempts,
+        lastError,
+        createdAt,
+        availableAt,
+        leasedUntil,
+        sentAt,
+        deadAt,
+        payloadJson,
+        null,
+        null);
+  }
 
   @Override
   public String toString() {
@@ -52,6 +90,8 @@ public record MessageState(
         "aggregate",
         aggregate,
         "lastError",
-        lastError);
+        lastError,
+        "remoteRef",
+        remoteRef);
   }
 }

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.NewMessage;
+import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.AfterCommit;
 import dev.jooqoutbox.internal.wakeup.WriterWakeup;
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,6 +51,9 @@ import org.jooq.TransactionListener;
  *       have one. Other transactions fall back to a {@code NOTIFY} inside the transaction on
  *       PostgreSQL (delivered at commit; such writers commit one at a time on PostgreSQL's
  *       notification lock) and to the relays' poll elsewhere. See docs/guide.md.
+ *   <li>When OpenTelemetry is present (see {@link Builder#openTelemetry}), the current trace
+ *       context is stored in the message's headers (W3C {@code traceparent} and {@code tracestate}
+ *       with the default propagators), unless the caller set one of those headers itself.
  * </ul>
  *
  * <p>Thread-safe and immutable.
@@ -67,6 +72,7 @@ public final class Outbox {
   private final Supplier<String> ids;
   private final WriterWakeup wakeup; // null: notifyOnWrite off
   private final JooqOutboxRepository repository;
+  private final Tracing tracing;
 
   private Outbox(Builder b) {
     this.dsl = b.dsl;
@@ -75,6 +81,7 @@ public final class Outbox {
     this.clock = b.clock;
     this.ids = b.ids != null ? b.ids : new TimeOrderedIds(b.clock);
     this.wakeup = b.notifyOnWrite ? new WriterWakeup(repository, b.dsl) : null;
+    this.tracing = Tracing.of(b.openTelemetry);
   }
 
   /**
@@ -196,7 +203,7 @@ public final class Outbox {
               aggregate,
               topic,
               json,
-              headers,
+              tracing.inject(headers),
               now,
               availableAt != null ? availableAt : now.plus(delay));
       requireTransaction(tx);
@@ -205,7 +212,7 @@ public final class Outbox {
             repository
                 .findStored(tx, message.id())
                 .orElseThrow(() -> new DuplicateMessageException(message.id()));
-        if (!sameContent(stored, message)) {
+        if (!sameContent(stored, message, headers)) {
           throw new DuplicateMessageException(message.id());
         }
         return message.id();
@@ -226,10 +233,15 @@ public final class Outbox {
     }
   }
 
-  private boolean sameContent(NewMessage stored, NewMessage given) {
+  /**
+   * Whether a rewrite of a stored id has the same content. The trace context is not content: two
+   * writes of one idempotency key from two traces are the same message, so the headers compare
+   * without the propagators' fields the caller did not set.
+   */
+  private boolean sameContent(NewMessage stored, NewMessage given, Map<String, String> callers) {
     return stored.aggregate().equals(given.aggregate())
         && stored.topic().equals(given.topic())
-        && stored.headers().equals(given.headers())
+        && tracing.withoutContext(stored.headers(), callers).equals(callers)
         && payloads.sameValue(stored.payloadJson(), given.payloadJson());
   }
 
@@ -241,6 +253,7 @@ public final class Outbox {
     private Supplier<String> ids;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private boolean notifyOnWrite = true;
+    private Object openTelemetry; // an OpenTelemetry; Object keeps OpenTelemetry optional
 
     private Builder(DSLContext dsl) {
       this.dsl = Objects.requireNonNull(dsl, "dsl");
@@ -283,6 +296,21 @@ public final class Outbox {
      */
     public Builder notifyOnWrite(boolean notifyOnWrite) {
       this.notifyOnWrite = notifyOnWrite;
+      return this;
+    }
+
+    /**
+     * Records the current trace context of each write in its headers through the propagators of
+     * {@code openTelemetry} (an optional dependency), so that the relay's span of each attempt
+     * continues the writer's trace. Only the propagators' fields (W3C {@code traceparent} and
+     * {@code tracestate} with the default ones) are added, and only when the caller set none of
+     * them; with no current span (and no baggage) they add nothing. Default: {@code
+     * GlobalOpenTelemetry.getOrNoop()}, read at each write, when the OpenTelemetry API is on the
+     * class path; nothing otherwise. A rewrite of a stored id compares headers without those
+     * fields.
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
       return this;
     }
 

@@ -4,6 +4,7 @@ import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,7 +17,7 @@ import org.jooq.DSLContext;
  *
  * <p>Every method runs its own short statements on the bound {@link DSLContext} (autocommit), never
  * inside a caller's transaction, and never blocks a running relay: they touch only dead letters,
- * sent rows, or read.
+ * sent rows, outcome-unknown rows, or read.
  *
  * <p>Thread-safe and immutable.
  */
@@ -105,6 +106,53 @@ public final class OutboxAdmin {
   /** Requeues every dead letter; returns how many. */
   public int requeueAll() {
     return repository.requeueAll(clock.instant());
+  }
+
+  /** How many messages are outcome unknown: one count over their own index. Cheap. */
+  public long unknownCount() {
+    return repository.outcomes().unknownCount();
+  }
+
+  /**
+   * The outcome-unknown messages (see {@code OutcomeUnknownException}), oldest first, at most
+   * {@code limit}: each blocks the later messages of its aggregate until it is resolved.
+   */
+  public List<UnknownOutcome> unknownOutcomes(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
+    return repository.outcomes().list(limit);
+  }
+
+  /**
+   * Resolves outcome-unknown message {@code id} by hand: {@link Resolution#SENT} marks it sent,
+   * {@link Resolution#RETRY} has it delivered again at once (the unknown attempt not counting
+   * against its maximum), {@link Resolution#DEAD} dead-letters it. Each unblocks its aggregate. A
+   * conditional update: of concurrent resolutions (operators, a reconciler) exactly one takes
+   * effect.
+   *
+   * @return true when this call resolved it; false when it was already resolved the same way
+   *     (repeating a resolution is safe)
+   * @throws ResolutionConflictException when no message has this id, or it is not outcome-unknown
+   *     and was not resolved this way (another resolution came first); nothing is changed
+   */
+  public boolean resolve(String id, Resolution resolution) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(resolution, "resolution");
+    String reason = resolution == Resolution.DEAD ? "outcome unknown, resolved dead by hand" : null;
+    return repository.outcomes().resolve(id, resolution, reason, clock.instant());
+  }
+
+  /**
+   * Stores the remote system's reference for message {@code id}, learned after its outcome became
+   * unknown, unless it has one already: a stored reference is never replaced.
+   *
+   * @return false when no message has this id
+   */
+  public boolean addRemoteRef(String id, String remoteRef) {
+    return repository
+        .outcomes()
+        .addRemoteRef(Objects.requireNonNull(id, "id"), Objects.requireNonNull(remoteRef, "ref"));
   }
 
   /** The state of message {@code id} now; empty when no message has this id (or it was purged). */

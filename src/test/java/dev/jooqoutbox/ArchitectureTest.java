@@ -61,7 +61,36 @@ class ArchitectureTest {
             .noneMatch(c -> c.startsWith("picocli/") || c.startsWith("ch/qos/logback/"))
             .noneMatch(c -> c.startsWith("com/zaxxer/hikari/"));
       }
+      if (!name.startsWith("dev.jooqoutbox.publisher.")) {
+        assertThat(references(file).classes())
+            .as("classes %s refers to (broker clients belong to the publishers)", name)
+            .noneMatch(c -> c.startsWith("com/rabbitmq/"))
+            .noneMatch(c -> c.startsWith("org/apache/kafka/"))
+            .noneMatch(c -> c.startsWith("io/nats/"));
+      }
     }
+  }
+
+  /**
+   * OpenTelemetry is optional: only the tracing classes that {@code Tracing.of} loads when it is
+   * present, and the Spring integration behind its own condition, refer to its classes (the
+   * builders' {@code openTelemetry(...)} name it in a signature only, which loads nothing).
+   */
+  @Test
+  void onlyTheTracingImplementationRefersToOpenTelemetry() throws Exception {
+    List<String> referring = new ArrayList<>();
+    for (Path file : mainClasses()) {
+      if (references(file).classes().stream().anyMatch(c -> c.startsWith("io/opentelemetry/"))) {
+        referring.add(className(file));
+      }
+    }
+    assertThat(referring)
+        .allMatch(
+            name ->
+                name.startsWith("dev.jooqoutbox.internal.tracing.OpenTelemetry")
+                    || name.startsWith("dev.jooqoutbox.spring."),
+            "is the tracing implementation or Spring's")
+        .anyMatch(name -> name.startsWith("dev.jooqoutbox.internal.tracing.OpenTelemetry"));
   }
 
   @Test

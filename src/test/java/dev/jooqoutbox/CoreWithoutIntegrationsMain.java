@@ -23,6 +23,8 @@ public final class CoreWithoutIntegrationsMain {
       List.of(
           "com.zaxxer.hikari.HikariDataSource",
           "io.micrometer.core.instrument.MeterRegistry",
+          "io.opentelemetry.api.OpenTelemetry",
+          "io.opentelemetry.context.Context",
           "picocli.CommandLine",
           "ch.qos.logback.classic.Logger",
           "org.springframework.context.ApplicationContext");

@@ -62,6 +62,8 @@ class CoreWithoutIntegrationsTest {
         .contains(
             "org.postgresql:postgresql",
             "org.mariadb.jdbc:mariadb-java-client",
+            "io.opentelemetry:opentelemetry-api",
+            "io.opentelemetry:opentelemetry-context",
             "org.springframework:spring-context");
     assertThat(classPath).anyMatch(entry -> entry.contains("jooq-3."));
 

@@ -14,11 +14,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * What the README and the guide show a new user is true. Every import they show in their Java
- * snippets names a class that exists (ours, jOOQ's, Jackson's, the JDK's, Spring's), so a reader
- * can copy them. Imports of the reader's own classes ({@code com.example}) are placeholders and
- * skipped; Spring's are checked once Spring's context is on the test class path (the Spring Boot
- * integration brings it). The README's driver table names the driver versions the build tests with.
+ * What the README, the guide and the publishers' page show a new user is true. Every import they
+ * show in their Java snippets names a class that exists (ours, jOOQ's, Jackson's, the JDK's,
+ * Spring's), so a reader can copy them. Imports of the reader's own classes ({@code com.example})
+ * are placeholders and skipped; Spring's are checked once Spring's context is on the test class
+ * path (the Spring Boot integration brings it). The README's driver table names the driver versions
+ * the build tests with.
  */
 class DocSnippetsTest {
 
@@ -26,7 +27,7 @@ class DocSnippetsTest {
       Pattern.compile("^import (static )?([\\w.]+?)(\\.\\*)?;.*$", Pattern.MULTILINE);
 
   @ParameterizedTest
-  @ValueSource(strings = {"README.md", "docs/guide.md"})
+  @ValueSource(strings = {"README.md", "docs/guide.md", "docs/publishers.md"})
   void everyImportInTheSnippetsResolves(String doc) throws IOException {
     List<String> missing = new ArrayList<>();
     int imports = 0;

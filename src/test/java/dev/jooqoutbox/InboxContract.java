@@ -6,14 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.jooqoutbox.schema.tables.records.InboxMessageRecord;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.LockWait;
-import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.WarningLog;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -22,49 +21,36 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
 import org.jooq.exception.SQLStateClass;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** {@link Inbox}: a message id counts as seen only once its consumer's transaction commits. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class InboxContract {
+abstract class InboxContract extends DatabaseFixture {
 
-  private static final Instant START = Instant.parse("2026-03-01T10:00:00Z");
   private static final int COPIES = 8;
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
-  private MutableClock clock;
   private Inbox inbox;
 
   InboxContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
-  @BeforeAll
-  void createDatabase() {
+  @Override
+  protected TestDatabase open() {
     // The copies, the first delivery and the lock-wait observer each need a connection.
-    db = TestDatabase.empty(kind, COPIES + 4);
-    db.migrate();
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
+    TestDatabase database = TestDatabase.empty(kind, COPIES + 4);
+    database.migrate();
+    return database;
   }
 
   @BeforeEach
-  void emptyTables() {
-    db.truncate();
-    clock = new MutableClock(START);
+  void setUp() {
     inbox = new Inbox(clock);
   }
 
@@ -274,14 +260,11 @@ abstract class InboxContract {
   @Test
   void rolledBackConsumerWorkIsNotRecorded() {
     Throwable thrown =
-        catchThrowable(
-            () ->
-                db.dsl()
-                    .transaction(
-                        tx -> {
-                          assertThat(inbox.seen(tx.dsl(), "billing", "m-1")).isFalse();
-                          throw new IllegalStateException("handler failed");
-                        }));
+        failureOfTransaction(
+            tx -> {
+              assertThat(inbox.seen(tx.dsl(), "billing", "m-1")).isFalse();
+              throw new IllegalStateException("handler failed");
+            });
     assertThat(thrown).isInstanceOf(IllegalStateException.class);
 
     assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();
@@ -302,15 +285,10 @@ abstract class InboxContract {
   @Test
   void runOnceWhoseWorkFailsRecordsNothing() {
     Throwable thrown =
-        catchThrowable(
-            () ->
-                inbox.runOnce(
-                    db.dsl(),
-                    "billing",
-                    "m-1",
-                    tx -> {
-                      throw new IllegalStateException("handler failed");
-                    }));
+        billingRunOnceFailure(
+            tx -> {
+              throw new IllegalStateException("handler failed");
+            });
     assertThat(thrown).isInstanceOf(IllegalStateException.class);
     assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();
 
@@ -327,16 +305,11 @@ abstract class InboxContract {
     assertThat(deadlock.sqlStateClass()).isEqualTo(SQLStateClass.C40_TRANSACTION_ROLLBACK);
 
     Throwable thrown =
-        catchThrowable(
-            () ->
-                inbox.runOnce(
-                    db.dsl(),
-                    "billing",
-                    "m-1",
-                    tx -> {
-                      runs.incrementAndGet();
-                      throw deadlock;
-                    }));
+        billingRunOnceFailure(
+            tx -> {
+              runs.incrementAndGet();
+              throw deadlock;
+            });
     assertThat(thrown).isSameAs(deadlock);
     assertThat(runs).hasValue(1);
     assertThat(db.dsl().fetchCount(INBOX_MESSAGE)).isZero();
@@ -376,5 +349,10 @@ abstract class InboxContract {
 
   private boolean seenInTransaction(String consumer, String messageId) {
     return db.dsl().transactionResult(tx -> inbox.seen(tx.dsl(), consumer, messageId));
+  }
+
+  /** What {@code runOnce} of message m-1 for the consumer "billing" threw, with this work. */
+  private Throwable billingRunOnceFailure(Consumer<DSLContext> work) {
+    return catchThrowable(() -> inbox.runOnce(db.dsl(), "billing", "m-1", work));
   }
 }

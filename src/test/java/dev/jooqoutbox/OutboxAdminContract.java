@@ -20,7 +20,6 @@ abstract class OutboxAdminContract extends DatabaseFixture {
 
   private static final Duration LEASE = Duration.ofSeconds(30);
 
-  private Outbox outbox;
   private OutboxAdmin admin;
   private JooqOutboxRepository relaySide;
 
@@ -30,7 +29,6 @@ abstract class OutboxAdminContract extends DatabaseFixture {
 
   @BeforeEach
   void buildAdmin() {
-    outbox = Outbox.builder(db.dsl()).clock(clock).build();
     admin = OutboxAdmin.create(db.dsl(), clock);
     relaySide = new JooqOutboxRepository(db.dsl());
   }
@@ -239,13 +237,5 @@ abstract class OutboxAdminContract extends DatabaseFixture {
         relaySide.claim(Set.of("t", "u"), 1, LEASE, token, clock.instant());
     assertThat(claimed).hasSize(1);
     return claimed.get(0);
-  }
-
-  private long seqOf(String id) {
-    return db.dsl()
-        .select(OUTBOX_MESSAGE.SEQ)
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.ID.eq(id))
-        .fetchSingle(OUTBOX_MESSAGE.SEQ);
   }
 }

@@ -13,8 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.LockWait;
-import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.WarningLog;
 import java.sql.Connection;
@@ -38,39 +38,28 @@ import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * {@link Outbox} writes: on the caller's transaction, every refusal with nothing written and the
  * caller's transaction still usable, idempotent caller ids, and what a written message looks like
  * when the relay claims it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class OutboxWriteContract {
+abstract class OutboxWriteContract extends DatabaseFixture {
 
   /** The business data a message describes; it must commit and roll back with the message. */
   private static final Table<?> ORDERS = table(name("test_business_order"));
 
   private static final Field<String> ORDER_ID = field(name("order_id"), SQLDataType.VARCHAR(64));
 
-  private static final Instant START = Instant.parse("2026-03-01T10:00:00Z");
-
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
-  private MutableClock clock;
-  private Outbox outbox;
-
   OutboxWriteContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
-    db = TestDatabase.migrated(kind);
+  void setUpOnce() {
     db.dsl()
         .createTable(ORDERS)
         .column(ORDER_ID, SQLDataType.VARCHAR(64).nullable(false))
@@ -78,17 +67,9 @@ abstract class OutboxWriteContract {
         .execute();
   }
 
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
   @BeforeEach
-  void emptyTables() {
-    db.truncate();
+  void setUp() {
     db.dsl().deleteFrom(ORDERS).execute();
-    clock = new MutableClock(START);
-    outbox = Outbox.builder(db.dsl()).clock(clock).build();
   }
 
   // ---------------------------------------------------------------- the caller's transaction
@@ -121,15 +102,12 @@ abstract class OutboxWriteContract {
   @Test
   void messageDisappearsWithTheBusinessRollback() {
     Throwable thrown =
-        catchThrowable(
-            () ->
-                db.dsl()
-                    .transaction(
-                        tx -> {
-                          insertOrder(tx.dsl(), "o-1");
-                          outbox.write(tx.dsl(), "order-1", "order.placed", Map.of("total", 12));
-                          throw new IllegalStateException("business failure after the write");
-                        }));
+        failureOfTransaction(
+            tx -> {
+              insertOrder(tx.dsl(), "o-1");
+              outbox.write(tx.dsl(), "order-1", "order.placed", Map.of("total", 12));
+              throw new IllegalStateException("business failure after the write");
+            });
 
     assertThat(thrown).isInstanceOf(IllegalStateException.class);
     assertThat(orderIds()).isEmpty();
@@ -417,7 +395,7 @@ abstract class OutboxWriteContract {
     db.dsl()
         .transaction(tx -> outbox.message("a", "t", Map.of("n", 1)).id("caller-1").write(tx.dsl()));
     // Below the API, which never writes such a row: a payload that is not JSON, with a stored id.
-    JooqOutboxRepository repository = new JooqOutboxRepository(db.dsl());
+
     NewMessage notJson = new NewMessage("caller-1", "a", "t", "{not json", Map.of(), START, START);
     assertThatThrownBy(() -> db.dsl().transaction(tx -> repository.insert(tx.dsl(), notJson)))
         .isInstanceOf(DataAccessException.class);

@@ -231,6 +231,51 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
         return (Instant) get(13);
     }
 
+    /**
+     * Setter for <code>outbox_message.outcome_unknown_at</code>.
+     */
+    public OutboxMessageRecord setOutcomeUnknownAt(Instant value) {
+        set(14, value);
+        return this;
+    }
+
+    /**
+     * Getter for <code>outbox_message.outcome_unknown_at</code>.
+     */
+    public Instant getOutcomeUnknownAt() {
+        return (Instant) get(14);
+    }
+
+    /**
+     * Setter for <code>outbox_message.remote_ref</code>.
+     */
+    public OutboxMessageRecord setRemoteRef(String value) {
+        set(15, value);
+        return this;
+    }
+
+    /**
+     * Getter for <code>outbox_message.remote_ref</code>.
+     */
+    public String getRemoteRef() {
+        return (String) get(15);
+    }
+
+    /**
+     * Setter for <code>outbox_message.resolution</code>.
+     */
+    public OutboxMessageRecord setResolution(String value) {
+        set(16, value);
+        return this;
+    }
+
+    /**
+     * Getter for <code>outbox_message.resolution</code>.
+     */
+    public String getResolution() {
+        return (String) get(16);
+    }
+
     // -------------------------------------------------------------------------
     // Primary key information
     // -------------------------------------------------------------------------
@@ -254,7 +299,7 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
     /**
      * Create a detached, initialised OutboxMessageRecord
      */
-    public OutboxMessageRecord(Long seq, String id, String aggregate, String topic, JSON payload, JSON headers, Instant createdAt, Instant availableAt, Integer attempts, String lastError, String claimToken, Instant lockedUntil, Instant sentAt, Instant deadAt) {
+    public OutboxMessageRecord(Long seq, String id, String aggregate, String topic, JSON payload, JSON headers, Instant createdAt, Instant availableAt, Integer attempts, String lastError, String claimToken, Instant lockedUntil, Instant sentAt, Instant deadAt, Instant outcomeUnknownAt, String remoteRef, String resolution) {
         super(OutboxMessageTable.OUTBOX_MESSAGE);
 
         setSeq(seq);
@@ -271,6 +316,9 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
         setLockedUntil(lockedUntil);
         setSentAt(sentAt);
         setDeadAt(deadAt);
+        setOutcomeUnknownAt(outcomeUnknownAt);
+        setRemoteRef(remoteRef);
+        setResolution(resolution);
         resetChangedOnNotNull();
     }
 }

@@ -22,7 +22,8 @@ import java.util.Set;
 public final class BenchMain {
 
   /** Groups that measure something only PostgreSQL has, or that the issue asks of it alone. */
-  private static final Set<String> POSTGRES_ONLY = Set.of("notify", "gruelbox", "memory", "deep");
+  private static final Set<String> POSTGRES_ONLY =
+      Set.of("notify", "gruelbox", "memory", "deep", "publish");
 
   private BenchMain() {}
 
@@ -77,6 +78,7 @@ public final class BenchMain {
             case "gruelbox" -> GruelboxBench.run(database, opts, r);
             case "memory" -> MemoryBench.run(database, opts, r);
             case "deep" -> DeepDrainBench.run(database, opts, r);
+            case "publish" -> PublishBench.run(database, opts, r);
             default -> throw new IllegalStateException(group);
           }
           // Each group keeps the commit it measured: a later run overwrites the machine block.

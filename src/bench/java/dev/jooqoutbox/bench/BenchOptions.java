@@ -26,10 +26,12 @@ record BenchOptions(
     List<int[]> drainGrid,
     List<DrainBench.Engine> drainEngines,
     List<Integer> deepSizes,
-    int deepMaxInFlight) {
+    int deepMaxInFlight,
+    int publishSize) {
 
   static final List<String> ALL_GROUPS =
-      List.of("write", "notify", "drain", "claim", "latency", "gruelbox", "memory", "deep");
+      List.of(
+          "write", "notify", "drain", "claim", "latency", "gruelbox", "memory", "deep", "publish");
 
   static final String USAGE =
       """
@@ -41,7 +43,8 @@ record BenchOptions(
         --grid-reps N         repetitions of the drain grid outside its headline row
                               (1000 aggregates, batch 100, which gets --reps; default 1)
         --out DIR             results.json, results.md, chart.svg, plans/ (default docs/bench)
-        --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory,deep
+        --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory,deep,
+                              publish
         --write-seconds S     measuring window of one write variant (default 5)
         --drain-seconds S     time box of one drain run (default 8)
         --drain-grid a:b,...  drain configurations, aggregates:batch
@@ -56,6 +59,8 @@ record BenchOptions(
         --deep-size N,...     backlogs of the deep drain, 1000 aggregates (default 1000000)
         --deep-max-in-flight N  the deep drain's relay maxInFlight (a diagnostic; default: the
                               relay's default)
+        --publish-size N      messages per run of the publish figure, per broker (default 20000);
+                              needs RabbitMQ on 127.0.0.1:5672 and NATS JetStream on :4222
         --smoke               tiny sizes and windows: checks that every figure runs, in seconds
       """;
 
@@ -79,6 +84,7 @@ record BenchOptions(
     List<DrainBench.Engine> drainEngines = List.of(DrainBench.Engine.values());
     List<Integer> deepSizes = List.of(1_000_000);
     int deepMaxInFlight = 0; // 0: the relay's default
+    int publishSize = 20_000;
     Set<String> explicit = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -136,6 +142,7 @@ record BenchOptions(
           }
           deepSizes = List.copyOf(list);
         }
+        case "--publish-size" -> publishSize = positive(a, v);
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -155,6 +162,7 @@ record BenchOptions(
       gruelboxSize = explicit.contains("--gruelbox-size") ? gruelboxSize : 300;
       memorySize = explicit.contains("--memory-size") ? memorySize : 3_000;
       deepSizes = explicit.contains("--deep-size") ? deepSizes : List.of(3_000);
+      publishSize = explicit.contains("--publish-size") ? publishSize : 500;
     }
     return new BenchOptions(
         List.copyOf(dbs),
@@ -175,7 +183,8 @@ record BenchOptions(
         List.copyOf(drainGrid),
         List.copyOf(drainEngines),
         deepSizes,
-        deepMaxInFlight);
+        deepMaxInFlight,
+        publishSize);
   }
 
   private static List<int[]> grid(String value) {

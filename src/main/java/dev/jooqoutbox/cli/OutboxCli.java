@@ -30,6 +30,8 @@ import picocli.CommandLine.Spec;
       StatusCommand.class,
       DeadLettersCommand.class,
       RequeueCommand.class,
+      UnknownCommand.class,
+      ResolveCommand.class,
       PurgeCommand.class,
       CommandLine.HelpCommand.class
     },

@@ -17,9 +17,10 @@ import picocli.CommandLine.Option;
     name = "status",
     mixinStandardHelpOptions = true,
     description = {
-      "Counts pending, leased, dead and sent messages, per topic.",
-      "Pending: not sent and not dead (includes leased and backing-off messages). Leased: held by"
-          + " a relay now. Sent-awaiting-purge: delivered, kept until `outbox purge`."
+      "Counts pending, leased, outcome-unknown, dead and sent messages, per topic.",
+      "Pending: not sent and not dead (includes leased, backing-off and unknown messages). Leased:"
+          + " held by a relay now. Unknown: outcome unknown, waiting for `outbox resolve` or a"
+          + " reconciler. Sent-awaiting-purge: delivered, kept until `outbox purge`."
           + " Oldest-pending-age: how long the oldest pending message has waited.",
       "Reads every row once: meant for an operator, not for a metrics scrape."
     })
@@ -58,8 +59,14 @@ final class StatusCommand extends OutboxCommand {
     out().println();
     TextTable table =
         new TextTable(
-                "TOPIC", "PENDING", "LEASED", "DEAD", "SENT-AWAITING-PURGE", "OLDEST-PENDING-AGE")
-            .alignRight(1, 2, 3, 4);
+                "TOPIC",
+                "PENDING",
+                "LEASED",
+                "UNKNOWN",
+                "DEAD",
+                "SENT-AWAITING-PURGE",
+                "OLDEST-PENDING-AGE")
+            .alignRight(1, 2, 3, 4, 5);
     byTopic.forEach((topic, s) -> addRow(table, topic, s));
     addRow(table, ALL_TOPICS, total);
     table.print(out());
@@ -70,6 +77,7 @@ final class StatusCommand extends OutboxCommand {
         topic,
         Plural.count(s.pending()),
         Plural.count(s.leased()),
+        Plural.count(s.unknown()),
         Plural.count(s.dead()),
         Plural.count(s.sentAwaitingPurge()),
         s.pending() == 0 ? "-" : Durations.format(s.oldestPendingAge()));
@@ -97,6 +105,7 @@ final class StatusCommand extends OutboxCommand {
             .createObjectNode()
             .put("pending", s.pending())
             .put("leased", s.leased())
+            .put("unknown", s.unknown())
             .put("dead", s.dead())
             .put("sentAwaitingPurge", s.sentAwaitingPurge());
     // Nothing pending has no age: null, as the text prints "-" (0 would read as "just written").

@@ -14,10 +14,12 @@ import java.util.concurrent.CompletionStage;
  * maxInFlight}.
  *
  * <p>A stage that completes normally marks the message sent; one that completes exceptionally (or
- * an exception thrown by {@code handle} itself) counts a failed attempt, retried with backoff. A
- * stage that has not completed within the relay's {@code maxHandlingTime} counts as failed, and its
- * late completion settles nothing. {@code handle} must return quickly: it runs on one of the
- * relay's handler threads.
+ * an exception thrown by {@code handle} itself) counts a failed attempt, retried with backoff,
+ * unless the exception (unwrapped from a {@code CompletionException}) is one of the outcomes {@link
+ * OutcomeUnknownException}, {@link PermanentFailureException} or {@link RescheduleException}, which
+ * mean what they mean for {@link OutboxHandler}. A stage that has not completed within the relay's
+ * {@code maxHandlingTime} counts as failed, and its late completion settles nothing. {@code handle}
+ * must return quickly: it runs on one of the relay's handler threads.
  */
 @FunctionalInterface
 public interface AsyncOutboxHandler {

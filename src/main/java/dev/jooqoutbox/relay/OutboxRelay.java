@@ -7,6 +7,7 @@ import dev.jooqoutbox.internal.relay.RelayConfig;
 import dev.jooqoutbox.internal.relay.RelayEngine;
 import dev.jooqoutbox.internal.relay.SyncHandler;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -35,6 +36,12 @@ import org.jooq.impl.DSL;
  * lane. When a message fails, its lane stops: the message is retried with backoff (blocking its
  * aggregate) and the rest of the run is given back without using an attempt.
  *
+ * <p>Besides returning (sent) and throwing (retry, or dead letter after the last attempt of its
+ * topic's {@link RetryPolicy}), a handler can throw {@link OutcomeUnknownException} (held for a
+ * {@link OutboxReconciler} or an operator, blocking its aggregate), {@link
+ * PermanentFailureException} (dead-lettered at once) or {@link RescheduleException} (delivered
+ * again at a chosen time, not counted as a failure).
+ *
  * <p>While messages are in flight the relay extends their lease before it runs out, so a slow but
  * alive handler is not delivered twice; a handler past {@code maxHandlingTime} is interrupted and
  * fails its attempt. Backlog gauges and the purge run on a thread of their own.
@@ -45,6 +52,9 @@ import org.jooq.impl.DSL;
  *
  * <p>Database errors are logged and retried with backoff; no thread dies from them. Memory is
  * bounded by the in-flight window.
+ *
+ * <p>When OpenTelemetry is present (see {@link Builder#openTelemetry}), each attempt runs inside a
+ * consumer span that continues the trace recorded in the message's headers at write time.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -92,11 +102,22 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * Delivers what is ready now, up to {@code max} messages, on the calling thread, and returns how
-   * many were handled (sent, retried or dead-lettered). For tests and for applications that
-   * schedule the relay themselves; database errors propagate.
+   * many were handled (sent, retried, dead-lettered, outcome unknown or rescheduled). For tests and
+   * for applications that schedule the relay themselves; database errors propagate.
    */
   public int drainOnce(int max) {
     return engine.drainOnce(max);
+  }
+
+  /**
+   * Asks the reconcilers, on the calling thread, about the outcome-unknown messages of their topics
+   * that are due now, and returns how many were resolved (sent, retried or dead). For tests and for
+   * applications that schedule the relay themselves; a started relay does this on its own thread.
+   * Database errors propagate; a reconciler's exception does not (the message is asked about again
+   * later).
+   */
+  public int reconcileOnce() {
+    return engine.reconcileOnce();
   }
 
   /**
@@ -134,7 +155,12 @@ public final class OutboxRelay implements AutoCloseable {
     private Supplier<String> claimTokens = () -> UUID.randomUUID().toString();
     private ObjectMapper mapper = new ObjectMapper();
     private Object meterRegistry; // a MeterRegistry; Object keeps Micrometer optional
+    private Object openTelemetry; // an OpenTelemetry; Object keeps OpenTelemetry optional
     private boolean listen = true;
+    private final Map<String, RetryPolicy> retryPolicies = new LinkedHashMap<>();
+    private final Map<String, OutboxReconciler> reconcilers = new LinkedHashMap<>();
+    private Duration reconcileInitial = Duration.ofSeconds(10);
+    private Duration reconcileMax = Duration.ofMinutes(10);
 
     private Builder(DSLContext dsl) {
       this.dsl = Objects.requireNonNull(dsl, "dsl");
@@ -237,6 +263,41 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The retry policy of {@code topic}, which must have a handler: its maximum attempts and
+     * backoff instead of {@link #maxAttempts} and {@link #backoff}, which stay the defaults of the
+     * other topics. Checked by {@link #build()} like those.
+     */
+    public Builder retryPolicy(String topic, RetryPolicy policy) {
+      retryPolicies.put(
+          Objects.requireNonNull(topic, "topic"), Objects.requireNonNull(policy, "policy"));
+      return this;
+    }
+
+    /**
+     * The reconciler of {@code topic}, which must have a handler: asked, with {@link
+     * #reconcileBackoff}, what became of the topic's outcome-unknown messages (see {@link
+     * OutcomeUnknownException}). Without one, they wait for an operator.
+     */
+    public Builder reconciler(String topic, OutboxReconciler reconciler) {
+      Objects.requireNonNull(reconciler, "reconciler");
+      if (reconcilers.putIfAbsent(Objects.requireNonNull(topic, "topic"), reconciler) != null) {
+        throw new IllegalArgumentException("a reconciler for topic " + topic + " is already set");
+      }
+      return this;
+    }
+
+    /**
+     * When reconcilers are asked about an outcome-unknown message: {@code initial} after it became
+     * unknown, then each time after as long again as it has been unknown, at most {@code max}
+     * apart. Default 10 s and 10 minutes.
+     */
+    public Builder reconcileBackoff(Duration initial, Duration max) {
+      this.reconcileInitial = initial;
+      this.reconcileMax = max;
+      return this;
+    }
+
     /** How long sent messages and inbox rows are kept before the purge. Default 7 days. */
     public Builder retention(Duration retention) {
       this.retention = retention;
@@ -289,6 +350,19 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
+     * Runs each handler attempt inside a {@code CONSUMER} span of {@code openTelemetry} (an
+     * optional dependency) that continues the trace recorded in the message's headers, or starts a
+     * new one; current while the handler runs, ended when the attempt is decided, with status
+     * {@code ERROR} and the exception when it fails or times out. Default: {@code
+     * GlobalOpenTelemetry.getOrNoop()}, read at each attempt, when the API is on the class path.
+     * Span name and attributes: docs/guide.md, "Tracing".
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /**
      * On PostgreSQL, whether to {@code LISTEN} on a dedicated connection and wake at each commit of
      * a notifying writer. Default true; ignored elsewhere.
      */
@@ -323,7 +397,12 @@ public final class OutboxRelay implements AutoCloseable {
                   claimTokens,
                   mapper,
                   meterRegistry,
-                  listen)
+                  openTelemetry,
+                  listen,
+                  retryPolicies,
+                  reconcilers,
+                  reconcileInitial,
+                  reconcileMax)
               .validate());
     }
   }

@@ -6,6 +6,7 @@ import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.internal.wakeup.AfterCommit;
+import io.opentelemetry.api.OpenTelemetry;
 import javax.sql.DataSource;
 import liquibase.integration.spring.SpringLiquibase;
 import org.jooq.DSLContext;
@@ -16,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 /**
@@ -27,6 +29,10 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
  * <p>Payloads are written and read with the application's Jackson 2 {@link ObjectMapper} bean when
  * it has exactly one (Spring Boot 3 makes one; on Boot 4 add {@code spring-boot-jackson2} or define
  * one), else with a mapper that registers the Jackson modules on the classpath.
+ *
+ * <p>When the application has one {@link OpenTelemetry} bean, writes record their trace context
+ * through its propagators; without one, through {@code GlobalOpenTelemetry} when the API is present
+ * (see {@link Outbox.Builder#openTelemetry}).
  */
 @AutoConfiguration(
     afterName = {
@@ -65,6 +71,7 @@ public class OutboxAutoConfiguration {
       DSLContext dsl,
       OutboxProperties properties,
       ObjectProvider<ObjectMapper> mappers,
+      ObjectProvider<WriterTracing> tracing,
       OutboxSchemaInitializer schema) {
     // Writes in Spring's transactions wake relays after the commit, not with a NOTIFY inside.
     AfterCommit.register(SpringAfterCommit.INSTANCE);
@@ -72,6 +79,7 @@ public class OutboxAutoConfiguration {
         Outbox.builder(SpringDsl.joiningTransactions(dsl))
             .objectMapper(mapper(mappers))
             .notifyOnWrite(properties.getWrite().isNotifyRelays());
+    tracing.ifAvailable(writer -> writer.configure(outbox));
     try {
       return outbox.maxPayloadBytes(properties.getWrite().getMaxPayloadBytes()).build();
     } catch (IllegalArgumentException e) {
@@ -90,6 +98,17 @@ public class OutboxAutoConfiguration {
   @ConditionalOnMissingBean
   OutboxAdmin outboxAdmin(DSLContext dsl, OutboxSchemaInitializer schema) {
     return OutboxAdmin.create(SpringDsl.ownTransactions(dsl));
+  }
+
+  /** OpenTelemetry is optional: only this class names it. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(OpenTelemetry.class)
+  static class Tracing {
+
+    @Bean
+    WriterTracing outboxWriterOpenTelemetry(ObjectProvider<OpenTelemetry> openTelemetry) {
+      return outbox -> openTelemetry.ifUnique(outbox::openTelemetry);
+    }
   }
 
   /** The application's Jackson 2 mapper, or one with the modules on the classpath. */

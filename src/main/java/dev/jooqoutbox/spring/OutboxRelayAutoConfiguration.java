@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.relay.OutboxRelay;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import org.jooq.DSLContext;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -24,7 +25,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  *
  * <p>Off with {@code jooq-outbox.relay.enabled=false} (a service that only writes), when the
  * application defines its own {@link OutboxRelay} bean, and, at startup, when the context has no
- * handler. Publishes its metrics to the application's {@link MeterRegistry} when there is one.
+ * handler. Publishes its metrics to the application's {@link MeterRegistry} when there is one, and
+ * traces its attempts on the application's {@link OpenTelemetry} bean when there is one (else on
+ * {@code GlobalOpenTelemetry} when the API is present, see {@link
+ * OutboxRelay.Builder#openTelemetry}).
  */
 @AutoConfiguration(
     after = OutboxAutoConfiguration.class,
@@ -71,6 +75,17 @@ public class OutboxRelayAutoConfiguration {
     @Bean
     OutboxRelayCustomizer outboxRelayMeterRegistry(ObjectProvider<MeterRegistry> registries) {
       return relay -> registries.ifUnique(relay::meterRegistry);
+    }
+  }
+
+  /** OpenTelemetry is optional: only this class names it. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(OpenTelemetry.class)
+  static class Tracing {
+
+    @Bean
+    OutboxRelayCustomizer outboxRelayOpenTelemetry(ObjectProvider<OpenTelemetry> openTelemetry) {
+      return relay -> openTelemetry.ifUnique(relay::openTelemetry);
     }
   }
 }

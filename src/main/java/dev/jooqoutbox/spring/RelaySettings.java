@@ -64,7 +64,8 @@ final class RelaySettings {
   static IllegalStateException inPropertyNames(IllegalArgumentException refused) {
     String message = String.valueOf(refused.getMessage());
     for (Map.Entry<String, String> name : PROPERTIES.entrySet()) {
-      message = message.replaceAll("\\b" + name.getKey() + "\\b", name.getValue());
+      // Not after a dot: "retryPolicy(t).maxAttempts" is a builder call of a customizer's.
+      message = message.replaceAll("(?<!\\.)\\b" + name.getKey() + "\\b", name.getValue());
     }
     return new IllegalStateException(message);
   }

@@ -6,58 +6,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Inbox;
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxSchema;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
-import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** Every CLI command against a real database of one dialect, through picocli's execute. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class CliContract {
+abstract class CliContract extends DatabaseFixture {
 
+  // Hides DatabaseFixture.START: the figures these tests print are written for noon.
   private static final Instant START = Instant.parse("2026-03-01T12:00:00Z");
   private static final Duration LEASE = Duration.ofMinutes(30);
 
-  private final TestDatabase.Kind kind;
-  private final MutableClock clock = new MutableClock(START);
-  private TestDatabase db;
-  private Outbox outbox;
-  private JooqOutboxRepository repository;
-
   CliContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
-  /** A URL of this dialect where nothing listens. */
-  abstract String unreachableUrl();
-
-  @BeforeAll
-  void setUp() {
-    db = TestDatabase.migrated(kind);
-    outbox = Outbox.builder(db.dsl()).clock(clock).build();
-    repository = new JooqOutboxRepository(db.dsl());
-  }
-
-  @AfterAll
-  void tearDown() {
-    db.close();
+  /** A URL of this dialect where nothing listens (SQLite's test overrides it). */
+  String unreachableUrl() {
+    return kind == TestDatabase.Kind.POSTGRES
+        ? "jdbc:postgresql://127.0.0.1:1/x"
+        : "jdbc:mariadb://127.0.0.1:1/x";
   }
 
   @BeforeEach
-  void reset() {
-    db.truncate();
+  void setUp() {
     clock.set(START);
   }
 
@@ -147,10 +127,11 @@ abstract class CliContract {
                 + db.url()
                 + " at 2026-03-01T12:02:00Z\n"
                 + "\n"
-                + "TOPIC          PENDING  LEASED  DEAD  SENT-AWAITING-PURGE  OLDEST-PENDING-AGE\n"
-                + "order.placed         3       1     0                    0  2m\n"
-                + "payment.taken        0       0     1                    1  -\n"
-                + "(all topics)         3       1     1                    1  2m\n");
+                + "TOPIC          PENDING  LEASED  UNKNOWN  DEAD  SENT-AWAITING-PURGE"
+                + "  OLDEST-PENDING-AGE\n"
+                + "order.placed         3       1        0     0                    0  2m\n"
+                + "payment.taken        0       0        0     1                    1  -\n"
+                + "(all topics)         3       1        0     1                    1  2m\n");
   }
 
   @Test
@@ -164,6 +145,7 @@ abstract class CliContract {
     JsonNode total = json.get("total");
     assertThat(total.get("pending").asLong()).isEqualTo(3);
     assertThat(total.get("leased").asLong()).isEqualTo(1);
+    assertThat(total.get("unknown").asLong()).isZero();
     assertThat(total.get("dead").asLong()).isEqualTo(1);
     assertThat(total.get("sentAwaitingPurge").asLong()).isEqualTo(1);
     assertThat(total.get("oldestPendingAgeMillis").asLong()).isEqualTo(120_000);
@@ -205,10 +187,10 @@ abstract class CliContract {
     assertThat(status.exitCode()).as(status.toString()).isZero();
     assertThat(status.out())
         .endsWith(
-            "TOPIC         PENDING  LEASED  DEAD  SENT-AWAITING-PURGE  OLDEST-PENDING-AGE\n"
-                + "bulk.pending    1,001       0     0                    0  2d\n"
-                + "bulk.sent           0       0     0                1,234  -\n"
-                + "(all topics)    1,001       0     0                1,234  2d\n");
+            "TOPIC         PENDING  LEASED  UNKNOWN  DEAD  SENT-AWAITING-PURGE  OLDEST-PENDING-AGE\n"
+                + "bulk.pending    1,001       0        0     0                    0  2d\n"
+                + "bulk.sent           0       0        0     0                1,234  -\n"
+                + "(all topics)    1,001       0        0     0                1,234  2d\n");
     JsonNode json = new ObjectMapper().readTree(run("status", "--db", db.url(), "--json").out());
     assertThat(json.get("total").get("sentAwaitingPurge").asLong()).isEqualTo(1_234);
 

@@ -13,6 +13,7 @@ import dev.jooqoutbox.InvalidMessageException;
 import dev.jooqoutbox.NoTransactionException;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxException;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -30,11 +31,8 @@ import org.jooq.Record;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Bad input to the write API, the way a careless caller sends it. Every refusal is one of our
@@ -45,41 +43,27 @@ import org.junit.jupiter.api.TestInstance;
  * the fault issue through one harness, plus the misuse cases (autocommit, a transaction that
  * already ended). {@link WriteApiProperties} throws random input at the same API.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class BadInputContract {
+abstract class BadInputContract extends DatabaseFixture {
 
   private static final Table<Record> BUSINESS = table(name("fault_business_row"));
   private static final Field<String> BUSINESS_ID =
       field(name("business_id"), SQLDataType.VARCHAR(64));
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
   private Outbox outbox;
 
   BadInputContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
+  void setUpOnce() {
     Faults.quietLogs();
-    db = TestDatabase.migrated(kind);
     db.dsl()
         .createTable(BUSINESS)
         .column(BUSINESS_ID, SQLDataType.VARCHAR(64).nullable(false))
         .constraints(DSL.primaryKey(BUSINESS_ID))
         .execute();
     outbox = Outbox.builder(db.dsl()).maxPayloadBytes(1000).build();
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
-  @BeforeEach
-  void emptyTables() {
-    db.truncate();
   }
 
   private record Case(String what, String argument, Function<DSLContext, ?> write) {}

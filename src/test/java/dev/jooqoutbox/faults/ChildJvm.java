@@ -17,8 +17,9 @@ import java.util.stream.Stream;
 /**
  * A test class's {@code main} running in a JVM of its own, on the test's class path, its output
  * appended to a log file. {@link #kill()} is SIGKILL on Linux: no shutdown hook, no finally block.
+ * Public for the publisher tests' crash test.
  */
-final class ChildJvm {
+public final class ChildJvm {
 
   private final Path log;
   private final Process process;
@@ -29,7 +30,7 @@ final class ChildJvm {
   }
 
   /** Starts {@code main} with {@code args}; output goes to {@code log} (appended). */
-  static ChildJvm start(Class<?> main, Path log, String... args) {
+  public static ChildJvm start(Class<?> main, Path log, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
@@ -67,7 +68,7 @@ final class ChildJvm {
   }
 
   /** Whether the child is alive and printed {@code marker} (each child has a log of its own). */
-  boolean printed(String marker) {
+  public boolean printed(String marker) {
     return process.isAlive() && output().contains(marker);
   }
 
@@ -80,7 +81,7 @@ final class ChildJvm {
   }
 
   /** The exit code of a JVM killed by SIGKILL (128 + 9). */
-  static final int SIGKILLED = 137;
+  public static final int SIGKILLED = 137;
 
   /**
    * SIGKILL, then waits until the process is gone.
@@ -88,7 +89,7 @@ final class ChildJvm {
    * @return its exit code ({@link #SIGKILLED} when the signal ended it), or -1 when it still runs
    *     after 10 s
    */
-  int kill() {
+  public int kill() {
     process.destroyForcibly();
     return waitFor(10);
   }
@@ -104,7 +105,7 @@ final class ChildJvm {
   }
 
   /** Everything every child writing to this log printed so far. */
-  String output() {
+  public String output() {
     try {
       return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
     } catch (IOException e) {

@@ -8,6 +8,7 @@ import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.relay.OutboxHandler;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.LockWait;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Clock;
@@ -21,12 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Two real relays whose clocks differ by more than the lease: relay B, its clock ahead, takes over
@@ -34,39 +33,29 @@ import org.junit.jupiter.api.TestInstance;
  * same time. The inbox-guarded ledger still books it once, and the aggregate's next message only
  * after that booking committed; A's late success settles nothing.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ClockSkewContract {
+abstract class ClockSkewContract extends DatabaseFixture {
 
   static final Duration LEASE = Duration.ofSeconds(10);
 
   /** B's clock runs this much ahead of A's: past the lease, so B takes over at once. */
   static final Duration SKEW = LEASE.plusSeconds(1);
 
-  private final TestDatabase.Kind kind;
-  TestDatabase db;
   DSLContext dsl;
   private final List<OutboxRelay> relays = new ArrayList<>();
 
   ClockSkewContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
+  void setUpOnce() {
     Faults.quietLogs();
-    db = TestDatabase.migrated(kind);
     dsl = db.dsl();
     Faults.createLedgerTables(dsl);
   }
 
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
   @BeforeEach
-  void emptyTables() {
-    db.truncate();
+  void setUp() {
     dsl.deleteFrom(Faults.BOOKING).execute();
     dsl.deleteFrom(Faults.DUPLICATE).execute();
   }
@@ -88,9 +77,7 @@ abstract class ClockSkewContract {
     CountDownLatch aRunning = new CountDownLatch(1);
     CountDownLatch releaseA = new CountDownLatch(1);
     Inbox inbox = new Inbox();
-    start(
-        "relay-a",
-        Clock.systemUTC(),
+    startA(
         m -> {
           if (m.id().equals(first) && aRunning.getCount() > 0) {
             aRunning.countDown();
@@ -100,10 +87,7 @@ abstract class ClockSkewContract {
         });
     assertThat(aRunning.await(30, TimeUnit.SECONDS)).as("A's handler started").isTrue();
 
-    start(
-        "relay-b",
-        Clock.offset(Clock.systemUTC(), SKEW),
-        m -> Faults.book(dsl, inbox, m, "relay-b"));
+    startB(m -> Faults.book(dsl, inbox, m, "relay-b"));
     // B books the message while A's handler of it still runs: the two runs overlap.
     await("B's booking of the first message")
         .atMost(Duration.ofSeconds(30))
@@ -128,9 +112,7 @@ abstract class ClockSkewContract {
     AtomicReference<LockWait> aHolds = new AtomicReference<>();
     CountDownLatch releaseA = new CountDownLatch(1);
     Inbox inbox = new Inbox();
-    start(
-        "relay-a",
-        Clock.systemUTC(),
+    startA(
         m -> {
           if (!m.id().equals(first) || aHolds.get() != null) {
             Faults.book(dsl, inbox, m, "relay-a");
@@ -152,10 +134,7 @@ abstract class ClockSkewContract {
         });
     await("A's inbox record").atMost(Duration.ofSeconds(30)).until(() -> aHolds.get() != null);
 
-    start(
-        "relay-b",
-        Clock.offset(Clock.systemUTC(), SKEW),
-        m -> Faults.book(dsl, inbox, m, "relay-b"));
+    startB(m -> Faults.book(dsl, inbox, m, "relay-b"));
     // B has taken the message over and its inbox record waits for A's.
     aHolds.get().awaitBlocked(Duration.ofSeconds(30));
     assertThat(
@@ -183,6 +162,16 @@ abstract class ClockSkewContract {
               tx -> outbox.write(tx.dsl(), "account-1", Faults.BOOKING_TOPIC, Map.of("n", k))));
     }
     return ids;
+  }
+
+  /** Starts relay A, on the real clock. */
+  private void startA(OutboxHandler handler) {
+    start("relay-a", Clock.systemUTC(), handler);
+  }
+
+  /** Starts relay B, its clock {@link #SKEW} ahead of A's. */
+  private void startB(OutboxHandler handler) {
+    start("relay-b", Clock.offset(Clock.systemUTC(), SKEW), handler);
   }
 
   private void start(String name, Clock clock, OutboxHandler handler) {
@@ -222,7 +211,10 @@ abstract class ClockSkewContract {
   private void assertBookedOnceInOrder(List<String> ids) {
     Faults.LedgerReport report = Faults.assertBookedExactlyOnceInOrder(dsl);
     assertThat(report.bookings()).isEqualTo(ids.size());
-    assertThat(report.duplicates()).isEqualTo(1);
+    // The first message's copy is asserted by each test. The second may be repeated too: when A
+    // claims it before B, B (its clock past A's lease) takes it over as well; which relay claims it
+    // first is up to the scheduler. Either way the ledger books it once.
+    assertThat(report.duplicates()).isBetween(1, ids.size());
   }
 
   private List<String> bookedBy(String id) {

@@ -11,6 +11,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,6 @@ import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The database drops the relays' connections in the middle of a drain, again and again, as a
@@ -38,8 +38,7 @@ import org.junit.jupiter.api.TestInstance;
  * a handler whose booking committed although its connection failed comes again once; nothing else
  * may repeat.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ConnectionLossContract {
+abstract class ConnectionLossContract extends DatabaseFixture {
 
   private static final int MESSAGES = 3000;
   private static final int AGGREGATES = 60;
@@ -49,12 +48,10 @@ abstract class ConnectionLossContract {
   /** Long enough that a live relay does not lose a lease between two cuts on a starved machine. */
   private static final Duration LEASE = Duration.ofSeconds(5);
 
-  private final TestDatabase.Kind kind;
-  TestDatabase db;
   private final List<HikariDataSource> pools = new ArrayList<>();
 
   ConnectionLossContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   /** A URL of this test's database whose sessions {@link #endRelaySessions} can find. */
@@ -64,16 +61,14 @@ abstract class ConnectionLossContract {
   abstract int endRelaySessions();
 
   @BeforeAll
-  void createDatabase() {
+  void setUpOnce() {
     Faults.quietLogs();
-    db = TestDatabase.migrated(kind);
     Faults.createLedgerTables(db.dsl());
   }
 
   @AfterAll
-  void dropDatabase() {
+  void tearDownOnce() {
     pools.forEach(HikariDataSource::close);
-    db.close();
   }
 
   @Test

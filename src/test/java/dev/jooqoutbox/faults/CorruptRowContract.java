@@ -12,6 +12,7 @@ import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,11 +28,8 @@ import org.jooq.JSON;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.SQLDataType;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Rows written by hand with SQL (jOOQ's DSL, not {@link Outbox}) that no write through the API
@@ -39,30 +37,15 @@ import org.junit.jupiter.api.TestInstance;
  * no relay handles or that no write would accept. Each is dead-lettered with a clear error or left
  * alone, and the relay goes on delivering everything else, the corrupt row's aggregate included.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class CorruptRowContract {
-
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
+abstract class CorruptRowContract extends DatabaseFixture {
 
   CorruptRowContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
+  void setUpOnce() {
     Faults.quietLogs();
-    db = TestDatabase.migrated(kind);
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
-  @BeforeEach
-  void emptyTables() {
-    db.truncate();
   }
 
   /** Headers values that are valid JSON (so every dialect stores them) but not an object. */
@@ -97,14 +80,7 @@ abstract class CorruptRowContract {
               tx -> outbox.write(tx.dsl(), "healthy-" + (k % 4), "fault.ok", Map.of("n", k))));
     }
 
-    List<String> delivered = new CopyOnWriteArrayList<>();
-    try (OutboxRelay relay = relay(dsl, delivered)) {
-      relay.start();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ofMillis(100))
-          .until(() -> pending(dsl) == 0);
-    }
+    List<String> delivered = deliverEverything(dsl);
 
     for (var e : corruptIds.entrySet()) {
       OutboxMessageRecord row = row(dsl, e.getKey());
@@ -154,14 +130,7 @@ abstract class CorruptRowContract {
         dsl.transactionResult(tx -> outbox.write(tx.dsl(), "bad-payload", "fault.ok", "{}"));
     String other = dsl.transactionResult(tx -> outbox.write(tx.dsl(), "other", "fault.ok", "[]"));
 
-    List<String> delivered = new CopyOnWriteArrayList<>();
-    try (OutboxRelay relay = relay(dsl, delivered)) {
-      relay.start();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ofMillis(100))
-          .until(() -> pending(dsl) == 0);
-    }
+    List<String> delivered = deliverEverything(dsl);
     OutboxMessageRecord row = row(dsl, bad);
     assertThat(row.getDeadAt()).isNotNull();
     assertThat(row.getLastError())
@@ -267,5 +236,18 @@ abstract class CorruptRowContract {
             .isNull()
             .and(OUTBOX_MESSAGE.DEAD_AT.isNull())
             .and(OUTBOX_MESSAGE.TOPIC.eq("fault.ok")));
+  }
+
+  /** Runs a relay until nothing is pending; returns the ids it delivered, in order. */
+  private List<String> deliverEverything(DSLContext dsl) {
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    try (OutboxRelay relay = relay(dsl, delivered)) {
+      relay.start();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> pending(dsl) == 0);
+    }
+    return delivered;
   }
 }

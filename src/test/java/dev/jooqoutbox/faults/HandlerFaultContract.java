@@ -10,6 +10,7 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,10 +21,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jooq.DSLContext;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Handlers that fail in every way a handler can: an exception, an {@link Error}, a hang past the
@@ -31,28 +30,18 @@ import org.junit.jupiter.api.TestInstance;
  * keep flowing, each failure is retried, and the poison message ends in the dead letters with its
  * error.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class HandlerFaultContract {
+abstract class HandlerFaultContract extends DatabaseFixture {
 
   private static final Duration LEASE = Duration.ofSeconds(1);
   private static final int MAX_ATTEMPTS = 3;
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
-
   HandlerFaultContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
+  void setUpOnce() {
     Faults.quietLogs();
-    db = TestDatabase.migrated(kind);
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
   }
 
   /** One call of a handler, in the order the calls began. */

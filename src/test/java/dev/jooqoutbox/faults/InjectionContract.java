@@ -14,6 +14,7 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,10 +25,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
 import org.jooq.Record;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Topics, aggregates, ids, headers, payloads and inbox keys full of quotes, semicolons and SQL:
@@ -35,8 +34,7 @@ import org.junit.jupiter.api.TestInstance;
  * the rules say so (the topic charset), and no other row changes. The test snapshots both tables
  * before and after.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class InjectionContract {
+abstract class InjectionContract extends DatabaseFixture {
 
   static final List<String> NASTY =
       List.of(
@@ -55,22 +53,13 @@ abstract class InjectionContract {
   /** A topic in the allowed charset that still reads like SQL. */
   static final String SQLISH_TOPIC = "DROP.TABLE:outbox_message--";
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
-
   InjectionContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
+  void setUpOnce() {
     Faults.quietLogs();
-    db = TestDatabase.migrated(kind);
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
   }
 
   private record Given(

@@ -13,6 +13,7 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.ReleasedSchema;
 import dev.jooqoutbox.testing.TestChangelogs;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.nio.file.Files;
@@ -37,7 +38,8 @@ class PostgresMigrationSafetyTest {
       List.of(
           "001-outbox-message-postgresql",
           "002-inbox-message-postgresql",
-          "003-outbox-message-indexes-postgresql");
+          "003-outbox-message-indexes-postgresql",
+          "005-outcome-unknown-postgresql");
 
   private static final Set<String> INDEXES =
       Set.of(
@@ -48,7 +50,8 @@ class PostgresMigrationSafetyTest {
           "ix_outbox_message_pending",
           "ix_outbox_message_aggregate_pending",
           "ix_outbox_message_sent_at",
-          "ix_outbox_message_dead");
+          "ix_outbox_message_dead",
+          "ix_outbox_message_unknown");
 
   @BeforeAll
   static void quietLogs() {
@@ -113,19 +116,21 @@ class PostgresMigrationSafetyTest {
       }
       // Some sent, one dead, the rest pending, as an upgrade finds them.
       JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
-      var claimed =
-          repository.claim(Set.of("upgrade.topic"), 3, Duration.ofMinutes(1), "old", Instant.now());
-      assertThat(claimed).hasSize(3);
-      repository.markSent(
-          "old", List.of(claimed.get(0).seq(), claimed.get(1).seq()), Instant.now());
-      repository.deadLetter("old", claimed.get(2).seq(), "before the upgrade", Instant.now());
-      var before = dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
+      // Leased with the columns of that schema: the repository's claim reads later ones.
+      Instant until = Instant.now().plus(Duration.ofMinutes(1));
+      long sent0 = ReleasedSchema.leaseOldest(dsl, "agg-0", "old", until);
+      long sent1 = ReleasedSchema.leaseOldest(dsl, "agg-1", "old", until);
+      long dead = ReleasedSchema.leaseOldest(dsl, "agg-2", "old", until);
+      repository.markSent("old", List.of(sent0, sent1), Instant.now());
+      repository.deadLetter("old", dead, "before the upgrade", Instant.now());
+      var columns = ReleasedSchema.outboxColumnsBefore005();
+      var before = dsl.select(columns).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
 
       OutboxSchema.migrate(db.dataSource()); // the rest
 
       assertThat(appliedChangesets(dsl)).containsExactlyElementsOf(CHANGESETS);
       assertThat(indexes(dsl)).containsAll(INDEXES);
-      assertThat(dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
+      assertThat(dsl.select(columns).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
           .as("rows survive the upgrade unchanged")
           .isEqualTo(before);
 

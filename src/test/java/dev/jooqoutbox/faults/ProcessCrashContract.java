@@ -4,6 +4,8 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.jooqoutbox.testing.BulkMessages;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,11 +24,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.jooq.DSLContext;
-import org.jooq.JSON;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Relays in separate JVMs drain a backlog into the inbox-guarded ledger while the test kills them
@@ -46,8 +46,7 @@ import org.junit.jupiter.api.TestInstance;
  * message count printed is the total. The random seed is printed; rerun one with {@code
  * -Dfaults.seed=...}.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ProcessCrashContract {
+abstract class ProcessCrashContract extends DatabaseFixture {
 
   /**
    * Long enough that a live relay does not lose a lease on a starved CI machine (a live relay's
@@ -59,33 +58,30 @@ abstract class ProcessCrashContract {
   static final int HANDLER_CONCURRENCY = 2;
   static final int MIN_KILLS = 6;
 
-  private final TestDatabase.Kind kind;
   private final int processes;
   private final int messages;
   private final int aggregates;
-  private TestDatabase db;
   private Path logs;
   private final List<ChildJvm> children = new ArrayList<>();
   private int written;
   private final String applicationName = "fault-crash-" + UUID.randomUUID();
 
   ProcessCrashContract(TestDatabase.Kind kind, int processes, int messages, int aggregates) {
-    this.kind = kind;
+    super(kind);
     this.processes = processes;
     this.messages = messages;
     this.aggregates = aggregates;
   }
 
   @BeforeAll
-  void createDatabase() throws IOException {
+  void setUpOnce() throws IOException {
     Faults.quietLogs();
-    db = TestDatabase.migrated(kind);
     Faults.createLedgerTables(db.dsl());
     logs = Files.createTempDirectory("fault-relays-");
   }
 
   @AfterAll
-  void dropDatabase() {
+  void tearDownOnce() {
     children.forEach(ChildJvm::kill);
     if (kind == TestDatabase.Kind.POSTGRES) {
       // A killed relay's statement can run on in its backend until it next talks to the client.
@@ -94,7 +90,6 @@ abstract class ProcessCrashContract {
               "select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?",
               applicationName);
     }
-    db.close();
   }
 
   /** What one SIGKILL hit: the process and the message ids it held claimed but unsettled. */
@@ -252,31 +247,17 @@ abstract class ProcessCrashContract {
    */
   private void writeMessages(DSLContext dsl, int count) {
     Instant now = Instant.now();
-    for (int start = 0; start < count; start += 1000) {
-      var insert =
-          dsl.insertInto(
-              OUTBOX_MESSAGE,
-              OUTBOX_MESSAGE.ID,
-              OUTBOX_MESSAGE.AGGREGATE,
-              OUTBOX_MESSAGE.TOPIC,
-              OUTBOX_MESSAGE.PAYLOAD,
-              OUTBOX_MESSAGE.CREATED_AT,
-              OUTBOX_MESSAGE.AVAILABLE_AT,
-              OUTBOX_MESSAGE.ATTEMPTS);
-      for (int i = start; i < Math.min(count, start + 1000); i++) {
-        int n = written + i;
-        insert =
-            insert.values(
+    int first = written;
+    BulkMessages.insert(
+        dsl,
+        count,
+        i ->
+            new BulkMessages.Row(
                 UUID.randomUUID().toString(),
-                "account-" + (n % aggregates),
+                "account-" + ((first + i) % aggregates),
                 Faults.BOOKING_TOPIC,
-                JSON.json("{\"n\":" + n + "}"),
-                now,
-                now,
-                0);
-      }
-      insert.execute();
-    }
+                "{\"n\":" + (first + i) + "}",
+                now));
     written += count;
   }
 

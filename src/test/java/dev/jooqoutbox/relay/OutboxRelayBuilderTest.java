@@ -24,6 +24,7 @@ class OutboxRelayBuilderTest {
 
   private static final Duration ZERO = Duration.ZERO;
   private static final Duration NEGATIVE = Duration.ofMillis(-1);
+  private static final Duration ONE_SECOND = Duration.ofSeconds(1);
 
   private static OutboxRelay.Builder valid(SQLDialect dialect) {
     DSLContext dsl = DSL.using(dialect);
@@ -53,7 +54,32 @@ class OutboxRelayBuilderTest {
         arguments("purgeInterval", "was PT-0.001S", set(b -> b.purgeInterval(NEGATIVE))),
         arguments("handlerConcurrency", "was 0", set(b -> b.handlerConcurrency(0))),
         arguments("handlerConcurrency", "was 1001", set(b -> b.handlerConcurrency(1001))),
-        arguments("shutdownTimeout", "was PT0S", set(b -> b.shutdownTimeout(ZERO))));
+        arguments("shutdownTimeout", "was PT0S", set(b -> b.shutdownTimeout(ZERO))),
+        arguments(
+            "retryPolicy:",
+            "topic payments has no handler",
+            set(b -> b.retryPolicy("payments", new RetryPolicy(3, ONE_SECOND, ONE_SECOND)))),
+        arguments(
+            "retryPolicy(orders).maxAttempts",
+            "was 0",
+            set(b -> b.retryPolicy("orders", new RetryPolicy(0, ONE_SECOND, ONE_SECOND)))),
+        arguments(
+            "retryPolicy(orders).backoff max",
+            "PT1S < PT2S",
+            set(
+                b ->
+                    b.retryPolicy(
+                        "orders", new RetryPolicy(3, Duration.ofSeconds(2), ONE_SECOND)))),
+        arguments(
+            "reconciler:",
+            "topic payments has no handler",
+            set(b -> b.reconciler("payments", (m, ref) -> Reconciliation.sent()))),
+        arguments(
+            "reconcileBackoff initial", "was PT0S", set(b -> b.reconcileBackoff(ZERO, ONE_SECOND))),
+        arguments(
+            "reconcileBackoff max",
+            "PT1S < PT2S",
+            set(b -> b.reconcileBackoff(Duration.ofSeconds(2), ONE_SECOND))));
   }
 
   private static Consumer<OutboxRelay.Builder> set(Consumer<OutboxRelay.Builder> setting) {

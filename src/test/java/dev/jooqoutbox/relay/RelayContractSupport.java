@@ -5,11 +5,11 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -17,52 +17,33 @@ import java.util.concurrent.TimeUnit;
 import org.jooq.DSLContext;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * What every relay contract needs: one isolated database per class, emptied before each test, a
  * {@link MutableClock} shared by the writer and the relays, and relays that are closed after each
  * test whatever it did.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RelayContractSupport {
+abstract class RelayContractSupport extends DatabaseFixture {
 
-  static final Instant START = Instant.parse("2026-03-01T10:00:00Z");
-
-  private final TestDatabase.Kind kind;
   private final List<OutboxRelay> relays = new ArrayList<>();
-  TestDatabase db;
 
   /** The test database without jOOQ's per-statement DEBUG logging (tens of thousands here). */
   DSLContext dsl;
 
-  MutableClock clock;
-  Outbox outbox;
-  JooqOutboxRepository repository;
-
   RelayContractSupport(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
-    db = TestDatabase.migrated(kind);
+  void setUpOnce() {
     dsl = DSL.using(db.dataSource(), db.dialect(), new Settings().withExecuteLogging(false));
   }
 
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
   @BeforeEach
-  void emptyTables() {
-    db.truncate();
-    clock = new MutableClock(START);
+  void setUp() {
     outbox = Outbox.builder(dsl).clock(clock).build();
     repository = new JooqOutboxRepository(dsl);
   }
@@ -79,6 +60,16 @@ abstract class RelayContractSupport {
    * thread and runs of one message: handlers then run one at a time in claim (seq) order, which the
    * assertions of these contracts spell out. Tests of lanes and concurrency set both.
    */
+  /** A relay of {@link #relay()} that retries after 1 s, up to {@code maxAttempts} attempts. */
+  OutboxRelay retryingRelay(int maxAttempts, String topic, OutboxHandler handler) {
+    return closeLater(
+        relay()
+            .maxAttempts(maxAttempts)
+            .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+            .handler(topic, handler)
+            .build());
+  }
+
   OutboxRelay.Builder relay() {
     return relay(clock);
   }

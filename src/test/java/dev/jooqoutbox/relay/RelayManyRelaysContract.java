@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.jooq.impl.DSL.max;
 
+import dev.jooqoutbox.testing.BulkMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.jooq.JSON;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -120,29 +120,15 @@ abstract class RelayManyRelaysContract extends RelayContractSupport {
    * {@code seq} in row order on every dialect.
    */
   private void insertInterleaved(Instant now) {
-    for (int from = 0; from < MESSAGES; from += 1000) {
-      var insert =
-          dsl.insertInto(
-              OUTBOX_MESSAGE,
-              OUTBOX_MESSAGE.ID,
-              OUTBOX_MESSAGE.AGGREGATE,
-              OUTBOX_MESSAGE.TOPIC,
-              OUTBOX_MESSAGE.PAYLOAD,
-              OUTBOX_MESSAGE.CREATED_AT,
-              OUTBOX_MESSAGE.AVAILABLE_AT,
-              OUTBOX_MESSAGE.ATTEMPTS);
-      for (int i = from; i < from + 1000; i++) {
-        insert =
-            insert.values(
+    BulkMessages.insert(
+        dsl,
+        MESSAGES,
+        i ->
+            new BulkMessages.Row(
                 UUID.randomUUID().toString(),
                 "agg-" + (i % AGGREGATES),
                 "orders",
-                JSON.json("{\"n\": " + i / AGGREGATES + "}"),
-                now,
-                now,
-                0);
-      }
-      insert.execute();
-    }
+                "{\"n\": " + i / AGGREGATES + "}",
+                now));
   }
 }

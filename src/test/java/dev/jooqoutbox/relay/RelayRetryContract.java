@@ -91,19 +91,14 @@ abstract class RelayRetryContract extends RelayContractSupport {
     String id = write("card-1", "payments", Map.of("card", SECRET, "amount", 12));
     List<Integer> attempts = new CopyOnWriteArrayList<>();
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .maxAttempts(3)
-                .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                .handler(
-                    "payments",
-                    m -> {
-                      attempts.add(m.attempt());
-                      throw new IllegalStateException(
-                          "gateway refused: " + "x".repeat(10_000),
-                          new IOException("connection reset"));
-                    })
-                .build());
+        retryingRelay(
+            3,
+            "payments",
+            m -> {
+              attempts.add(m.attempt());
+              throw new IllegalStateException(
+                  "gateway refused: " + "x".repeat(10_000), new IOException("connection reset"));
+            });
 
     for (int attempt = 1; attempt <= 3; attempt++) {
       assertThat(relay.drainOnce(100)).isEqualTo(1);
@@ -158,19 +153,15 @@ abstract class RelayRetryContract extends RelayContractSupport {
     AtomicBoolean downstreamBroken = new AtomicBoolean(true);
     List<Integer> attempts = new CopyOnWriteArrayList<>();
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .maxAttempts(2)
-                .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                .handler(
-                    "orders",
-                    m -> {
-                      attempts.add(m.attempt());
-                      if (downstreamBroken.get()) {
-                        throw new IllegalStateException("downstream broken");
-                      }
-                    })
-                .build());
+        retryingRelay(
+            2,
+            "orders",
+            m -> {
+              attempts.add(m.attempt());
+              if (downstreamBroken.get()) {
+                throw new IllegalStateException("downstream broken");
+              }
+            });
     assertThat(relay.drainOnce(100)).isEqualTo(1);
     clock.advance(Duration.ofSeconds(1));
     assertThat(relay.drainOnce(100)).isEqualTo(1);
@@ -199,19 +190,15 @@ abstract class RelayRetryContract extends RelayContractSupport {
     }
     List<OutboxMessage> delivered = new CopyOnWriteArrayList<>();
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .maxAttempts(100)
-                .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                .handler(
-                    "orders",
-                    m -> {
-                      if (m.aggregate().equals("poison")) {
-                        throw new IllegalStateException("cannot handle this one");
-                      }
-                      delivered.add(m);
-                    })
-                .build());
+        retryingRelay(
+            100,
+            "orders",
+            m -> {
+              if (m.aggregate().equals("poison")) {
+                throw new IllegalStateException("cannot handle this one");
+              }
+              delivered.add(m);
+            });
 
     for (int round = 0; round < 4; round++) {
       relay.drainOnce(100);
@@ -238,19 +225,15 @@ abstract class RelayRetryContract extends RelayContractSupport {
     String other = write("order-2", "orders", Map.of("n", 1));
     List<String> delivered = new CopyOnWriteArrayList<>();
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .maxAttempts(10)
-                .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                .handler(
-                    "orders",
-                    m -> {
-                      delivered.add(m.id() + "#" + m.attempt());
-                      if (m.id().equals(first) && m.attempt() <= 2) {
-                        throw new IllegalStateException("not yet");
-                      }
-                    })
-                .build());
+        retryingRelay(
+            10,
+            "orders",
+            m -> {
+              delivered.add(m.id() + "#" + m.attempt());
+              if (m.id().equals(first) && m.attempt() <= 2) {
+                throw new IllegalStateException("not yet");
+              }
+            });
 
     assertThat(relay.drainOnce(100)).isEqualTo(2); // first fails, other is sent
     assertThat(relay.drainOnce(100)).isZero(); // second is available but not ready
@@ -270,19 +253,15 @@ abstract class RelayRetryContract extends RelayContractSupport {
     String second = write("order-1", "orders", Map.of("n", 2));
     List<String> delivered = new CopyOnWriteArrayList<>();
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .maxAttempts(2)
-                .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                .handler(
-                    "orders",
-                    m -> {
-                      delivered.add(m.id() + "#" + m.attempt());
-                      if (m.id().equals(first)) {
-                        throw new IllegalStateException("never");
-                      }
-                    })
-                .build());
+        retryingRelay(
+            2,
+            "orders",
+            m -> {
+              delivered.add(m.id() + "#" + m.attempt());
+              if (m.id().equals(first)) {
+                throw new IllegalStateException("never");
+              }
+            });
 
     assertThat(relay.drainOnce(100)).isEqualTo(1);
     assertThat(relay.drainOnce(100)).isZero();

@@ -6,22 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
-import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.testing.EmptyDatabasePerTest;
 import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.ReleasedSchema;
 import dev.jooqoutbox.testing.TestChangelogs;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.Result;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,34 +27,28 @@ import org.junit.jupiter.api.Test;
  * case and normalization wherever the old schema allowed them, is migrated to the latest changelog.
  * Every row survives unchanged, and keys then compare exactly.
  */
-abstract class ExactKeyUpgradeContract {
+abstract class ExactKeyUpgradeContract extends EmptyDatabasePerTest {
 
   /** The changelog of the release before 004, on the test class path. */
   static final String RELEASED_CHANGELOG = "dev/jooqoutbox/schema/released-001-003.xml";
 
   static final Instant T = Instant.parse("2026-05-01T08:00:00Z");
 
-  final TestDatabase.Kind kind;
-  TestDatabase db;
-  DSLContext dsl;
-
   ExactKeyUpgradeContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
-  @BeforeEach
-  void createDatabase() {
-    db = TestDatabase.empty(kind);
-    dsl = db.dsl();
+  /**
+   * The changesets of this dialect applied after the released ones: 004 changes only MariaDB's keys
+   * (PostgreSQL and SQLite compared exactly already); 005 adds the outcome columns everywhere.
+   */
+  List<String> changesetsAfterTheRelease() {
+    return switch (kind) {
+      case POSTGRES -> List.of("005-outcome-unknown-postgresql");
+      case MARIADB -> List.of("004-exact-key-collation-mariadb", "005-outcome-unknown-mariadb");
+      case SQLITE -> List.of("005-outcome-unknown-sqlite");
+    };
   }
-
-  @AfterEach
-  void dropDatabase() {
-    db.close();
-  }
-
-  /** The changesets of this dialect applied after the released ones. */
-  abstract List<String> changesetsAfterTheRelease();
 
   @Test
   void upgradeKeepsEveryRowAndMakesKeysExact() throws Exception {
@@ -124,27 +115,18 @@ abstract class ExactKeyUpgradeContract {
     }
   }
 
-  /** Claims the one ready message of {@code aggregate} with {@code token} and settles it. */
+  /**
+   * Leases the one pending message of {@code aggregate} to {@code token} and settles it. The lease
+   * names only the columns of the released schema: the repository's claim reads later ones.
+   */
   private void settle(
       JooqOutboxRepository repository,
       String aggregate,
       String token,
       java.util.function.ToIntFunction<List<Long>> how) {
     List<Long> seqs =
-        repository.claim(Set.of("keys"), 100, Duration.ofHours(1), token, T).stream()
-            .filter(m -> m.aggregate().equals(aggregate))
-            .map(OutboxMessage::seq)
-            .toList();
-    assertThat(seqs).hasSize(1);
+        List.of(ReleasedSchema.leaseOldest(dsl, aggregate, token, T.plus(Duration.ofHours(1))));
     assertThat(how.applyAsInt(seqs)).isEqualTo(1);
-    // Give the rest of the claim back, so only the settled row changed.
-    List<Long> rest =
-        dsl.select(OUTBOX_MESSAGE.SEQ)
-            .from(OUTBOX_MESSAGE)
-            .where(OUTBOX_MESSAGE.CLAIM_TOKEN.eq(token))
-            .and(OUTBOX_MESSAGE.SEQ.notIn(seqs))
-            .fetch(OUTBOX_MESSAGE.SEQ);
-    repository.release(token, rest);
   }
 
   /** What the upgraded schema must do that the old MariaDB schema could not. */
@@ -182,7 +164,11 @@ abstract class ExactKeyUpgradeContract {
   }
 
   Result<?> outboxRows() {
-    return dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
+    // The columns 001-004 created: later changesets add columns the released schema had not.
+    return dsl.select(ReleasedSchema.outboxColumnsBefore005())
+        .from(OUTBOX_MESSAGE)
+        .orderBy(OUTBOX_MESSAGE.SEQ)
+        .fetch();
   }
 
   Result<?> inboxRows() {

@@ -31,11 +31,6 @@ class MariaDbExactKeyUpgradeTest extends ExactKeyUpgradeContract {
   }
 
   @Override
-  List<String> changesetsAfterTheRelease() {
-    return List.of("004-exact-key-collation-mariadb");
-  }
-
-  @Override
   void assertKeysCompareExactly() {
     assertCollation("utf8mb4_nopad_bin");
     super.assertKeysCompareExactly();
@@ -61,7 +56,7 @@ class MariaDbExactKeyUpgradeTest extends ExactKeyUpgradeContract {
     Result<?> outbox = outboxRows();
     Result<?> inbox = inboxRows();
 
-    OutboxSchema.rollback(db.dataSource(), 1);
+    OutboxSchema.rollback(db.dataSource(), 2); // 005, then 004
 
     assertThat(appliedChangesets()).hasSize(3).doesNotContain("004-exact-key-collation-mariadb");
     assertCollation("utf8mb4_bin");
@@ -76,6 +71,7 @@ class MariaDbExactKeyUpgradeTest extends ExactKeyUpgradeContract {
   @Test
   void rollbackRefusesWhileKeysOnlyTheExactComparisonTellsApartExist() {
     OutboxSchema.migrate(db.dataSource());
+    OutboxSchema.rollback(db.dataSource(), 1); // 005, so that 004 is the next to roll back
     Inbox inbox = new Inbox();
     for (String id : List.of("m-5", "m-5 ")) {
       assertThat(seen(inbox, "ledger", id)).isFalse();
@@ -138,6 +134,8 @@ class MariaDbExactKeyUpgradeTest extends ExactKeyUpgradeContract {
             "select table_name, index_name, non_unique, seq_in_index, column_name"
                 + " from information_schema.statistics where table_schema = database()"
                 + " and table_name in ('outbox_message', 'inbox_message')"
+                // Added by 005 (outcome unknown), not by the collation change.
+                + " and index_name <> 'ix_outbox_message_unknown'"
                 + " order by table_name, index_name, seq_in_index")
         .intoMaps();
   }

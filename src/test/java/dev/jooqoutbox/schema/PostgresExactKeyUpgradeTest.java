@@ -1,16 +1,13 @@
 package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.testing.TestDatabase;
-import java.util.List;
 
-/** Postgres's keys compared exactly before 004 already: the upgrade applies nothing here. */
+/**
+ * Postgres's keys compared exactly before 004 already: 004 applies nothing here (only the later
+ * 005).
+ */
 class PostgresExactKeyUpgradeTest extends ExactKeyUpgradeContract {
   PostgresExactKeyUpgradeTest() {
     super(TestDatabase.Kind.POSTGRES);
-  }
-
-  @Override
-  List<String> changesetsAfterTheRelease() {
-    return List.of();
   }
 }

@@ -6,16 +6,14 @@ import static org.awaitility.Awaitility.await;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.relay.OutboxRelay;
-import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.MigratedSqlite;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -28,25 +26,11 @@ import org.springframework.context.annotation.Configuration;
  */
 class RelayLifecycleTest {
 
-  private static TestDatabase db;
-
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.migrated(TestDatabase.Kind.SQLITE);
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
-
-  @BeforeEach
-  void clean() {
-    db.truncate();
-  }
+  @RegisterExtension static final MigratedSqlite db = new MigratedSqlite();
 
   private static ApplicationContextRunner runner() {
-    return Contexts.runner(db).withPropertyValues("jooq-outbox.relay.poll-interval=50ms");
+    return Contexts.runner(db.database())
+        .withPropertyValues("jooq-outbox.relay.poll-interval=50ms");
   }
 
   static class Listener {

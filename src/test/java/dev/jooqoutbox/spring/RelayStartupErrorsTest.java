@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.relay.OutboxHandler;
-import dev.jooqoutbox.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.jooqoutbox.testing.MigratedSqlite;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
@@ -21,20 +20,10 @@ import org.springframework.transaction.annotation.Transactional;
  */
 class RelayStartupErrorsTest {
 
-  private static TestDatabase db;
-
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.migrated(TestDatabase.Kind.SQLITE);
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
+  @RegisterExtension static final MigratedSqlite db = new MigratedSqlite();
 
   private static ApplicationContextRunner runner() {
-    return Contexts.runner(db);
+    return Contexts.runner(db.database());
   }
 
   private static ContextConsumer<AssertableApplicationContext> failsWith(String... parts) {
@@ -258,6 +247,27 @@ class RelayStartupErrorsTest {
         .run(
             failsWith(
                 "jooq-outbox.relay.backoff.max must be at least jooq-outbox.relay.backoff.initial"));
+  }
+
+  @Test
+  void aCustomizersInvalidRetryPolicyIsNamedByItsBuilderCallNotByAProperty() {
+    OutboxRelayCustomizer policy =
+        relay ->
+            relay.retryPolicy(
+                "order.placed",
+                new dev.jooqoutbox.relay.RetryPolicy(
+                    0, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)));
+    runner()
+        .withBean(One.class)
+        .withBean(OutboxRelayCustomizer.class, () -> policy)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context)
+                  .getFailure()
+                  .hasMessageContaining("retryPolicy(order.placed).maxAttempts must be between")
+                  .hasMessageNotContaining("jooq-outbox.relay.max-attempts");
+            });
   }
 
   @Test

@@ -22,7 +22,10 @@ import java.util.function.IntSupplier;
  *
  * <ul>
  *   <li>{@code outbox.relay.messages} (counter; tags {@code topic}, {@code result} = sent, failed,
- *       dead)
+ *       dead, unknown (the handler could not learn the outcome), rescheduled (at the handler's
+ *       request: not a failure))
+ *   <li>{@code outbox.relay.reconciled} (counter; tags {@code topic}, {@code result} = sent, retry,
+ *       dead, unknown (still), error (the reconciler threw))
  *   <li>{@code outbox.relay.late} (counter; tag {@code topic}): successes settled after their lease
  *       had run out
  *   <li>{@code outbox.relay.timeouts} (counter; tag {@code topic}): handlers interrupted after the
@@ -33,6 +36,7 @@ import java.util.function.IntSupplier;
  *   <li>{@code outbox.relay.batch.size} (distribution summary)
  *   <li>{@code outbox.pending} (gauge, messages) and {@code outbox.oldest.pending.age} (gauge,
  *       seconds: the relay's lag)
+ *   <li>{@code outbox.unknown} (gauge, messages): outcome unknown, waiting for reconciliation
  * </ul>
  */
 public final class MicrometerRelayMetrics implements RelayMetrics {
@@ -45,6 +49,7 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
   private final DistributionSummary batchSizes;
   private final AtomicLong pending = new AtomicLong();
   private final AtomicLong oldestAgeMillis = new AtomicLong();
+  private final AtomicLong unknown = new AtomicLong();
 
   public MicrometerRelayMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -68,6 +73,11 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
             .description("Age of the oldest pending message")
             .baseUnit("seconds")
             .register(registry));
+    keep(
+        Gauge.builder("outbox.unknown", unknown, AtomicLong::get)
+            .description("Messages whose outcome is unknown, waiting for reconciliation")
+            .baseUnit("messages")
+            .register(registry));
   }
 
   private <M extends Meter> M keep(M meter) {
@@ -76,15 +86,8 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
   }
 
   private Counter messages(String topic, String result) {
-    return counters.computeIfAbsent(
-        result + '\0' + topic,
-        key ->
-            keep(
-                Counter.builder("outbox.relay.messages")
-                    .description("Messages handled by the relay, by result")
-                    .tag("topic", topic)
-                    .tag("result", result)
-                    .register(registry)));
+    return counter(
+        "outbox.relay.messages", "Messages handled by the relay, by result", topic, result);
   }
 
   @Override
@@ -100,6 +103,26 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
   @Override
   public void deadLettered(String topic) {
     messages(topic, "dead").increment();
+  }
+
+  @Override
+  public void unknown(String topic) {
+    messages(topic, "unknown").increment();
+  }
+
+  @Override
+  public void rescheduled(String topic) {
+    messages(topic, "rescheduled").increment();
+  }
+
+  @Override
+  public void reconciled(String topic, String result) {
+    counter(
+            "outbox.relay.reconciled",
+            "Outcome-unknown messages a reconciler was asked about",
+            topic,
+            result)
+        .increment();
   }
 
   @Override
@@ -123,14 +146,19 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
   }
 
   private Counter counter(String name, String description, String topic) {
+    return counter(name, description, topic, null);
+  }
+
+  /** The counter {@code name} of {@code topic} and, unless null, {@code result}; made once. */
+  private Counter counter(String name, String description, String topic, String result) {
     return counters.computeIfAbsent(
-        name + '\0' + topic,
-        key ->
-            keep(
-                Counter.builder(name)
-                    .description(description)
-                    .tag("topic", topic)
-                    .register(registry)));
+        name + '\0' + topic + '\0' + result,
+        key -> {
+          Counter.Builder builder =
+              Counter.builder(name).description(description).tag("topic", topic);
+          return keep(
+              (result == null ? builder : builder.tag("result", result)).register(registry));
+        });
   }
 
   @Override
@@ -161,6 +189,11 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
   public void backlog(long pendingMessages, Duration oldestPendingAge) {
     pending.set(pendingMessages);
     oldestAgeMillis.set(oldestPendingAge.toMillis());
+  }
+
+  @Override
+  public void unknownCount(long count) {
+    unknown.set(count);
   }
 
   @Override

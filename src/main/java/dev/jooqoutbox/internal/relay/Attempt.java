@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.tracing.AttemptSpan;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -12,7 +13,8 @@ import java.util.function.Consumer;
 /**
  * One delivery of one message: calls its handler, and reports exactly one outcome, whichever comes
  * first of the handler's result and the maximum handling time. On time-out the handler's thread is
- * interrupted (and replaced, should the handler ignore it); the late result settles nothing.
+ * interrupted (and replaced, should the handler ignore it); the late result settles nothing. The
+ * handler runs inside the attempt's span (when tracing is on), which ends with that outcome.
  */
 final class Attempt {
 
@@ -22,6 +24,7 @@ final class Attempt {
   private final Consumer<OutboxMessage> onFailure;
   private final AtomicBoolean decided = new AtomicBoolean();
   private final long startNanos = System.nanoTime();
+  private final AttemptSpan span;
   private volatile boolean succeeded;
   // Guarded by this: the thread inside handle(), and whether the time-out abandoned it.
   private Thread runner;
@@ -32,6 +35,7 @@ final class Attempt {
     this.token = token;
     this.message = message;
     this.onFailure = onFailure;
+    this.span = lanes.tracing.startAttempt(message);
   }
 
   /**
@@ -46,7 +50,7 @@ final class Attempt {
     }
     CurrentMessage.set(message);
     try {
-      stage = lanes.handler(message.topic()).handle(message);
+      stage = span.callInside(() -> lanes.handler(message.topic()).handle(message));
       if (stage == null) {
         throw new NullPointerException(
             "the handler of topic " + message.topic() + " returned null");
@@ -98,6 +102,7 @@ final class Attempt {
     Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
     if (failure == null) {
       succeeded = true;
+      span.end(null);
       lanes.completer.submit(new Outcome.Sent(token, message, took));
       return true;
     }
@@ -105,6 +110,7 @@ final class Attempt {
         failure instanceof CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
+    span.end(cause);
     lanes.completer.submit(new Outcome.Failed(token, message, cause, took));
     onFailure.accept(message);
     return false;
@@ -124,12 +130,10 @@ final class Attempt {
       }
     }
     lanes.metrics.timedOut(message.topic());
-    lanes.completer.submit(
-        new Outcome.Failed(
-            token,
-            message,
-            new TimeoutException("handler ran past the maximum handling time of " + max),
-            max));
+    TimeoutException timeout =
+        new TimeoutException("handler ran past the maximum handling time of " + max);
+    span.end(timeout);
+    lanes.completer.submit(new Outcome.Failed(token, message, timeout, max));
     onFailure.accept(message);
   }
 }

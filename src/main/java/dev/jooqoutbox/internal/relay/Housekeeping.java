@@ -39,6 +39,7 @@ final class Housekeeping {
     try {
       if (metrics != RelayMetrics.NONE) {
         metrics.backlog(repository.pendingCount(), repository.oldestPendingAge(now));
+        metrics.unknownCount(repository.outcomes().unknownCount());
       }
       if (!now.isBefore(nextPurge)) {
         nextPurge = now.plus(config.purgeInterval());

@@ -48,7 +48,7 @@ final class Lane {
         return;
       }
       OutboxMessage message = run.get(next);
-      if (message.attempt() > lanes.config.maxAttempts()) {
+      if (message.attempt() > lanes.config.retryPolicy(message.topic()).maxAttempts()) {
         // Crashes used its attempts up: dead, so it no longer blocks the rest of the lane.
         lanes.completer.submit(new Outcome.Exhausted(token, message));
         next++;

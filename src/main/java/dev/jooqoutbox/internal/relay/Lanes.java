@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.relay.AsyncOutboxHandler;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,7 +11,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * What every lane shares: the handlers, the threads, the timer for the maximum handling time, the
- * completer its outcomes go to, and whether the relay is stopping. Also cuts a claim into lanes.
+ * completer its outcomes go to, the tracing of its attempts, and whether the relay is stopping.
+ * Also cuts a claim into lanes.
  */
 final class Lanes {
 
@@ -19,6 +21,7 @@ final class Lanes {
   final Watchdog watchdog;
   final Completer completer;
   final RelayMetrics metrics;
+  final Tracing tracing;
   final BooleanSupplier stopping;
 
   Lanes(
@@ -27,12 +30,14 @@ final class Lanes {
       Watchdog watchdog,
       Completer completer,
       RelayMetrics metrics,
+      Tracing tracing,
       BooleanSupplier stopping) {
     this.config = config;
     this.threads = threads;
     this.watchdog = watchdog;
     this.completer = completer;
     this.metrics = metrics;
+    this.tracing = tracing;
     this.stopping = stopping;
   }
 

@@ -2,11 +2,20 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.relay.OutcomeUnknownException;
+import dev.jooqoutbox.relay.PermanentFailureException;
+import dev.jooqoutbox.relay.RescheduleException;
+import dev.jooqoutbox.relay.RetryPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
 
-/** Settles a failed attempt: retry later with backoff, or dead-letter after the last attempt. */
+/**
+ * Settles an attempt that did not end in "sent", by what the handler threw: outcome unknown (held
+ * for reconciliation), permanent failure (dead at once), reschedule (due again at the chosen time,
+ * its attempt given back), or any other failure: retry later with the backoff of its topic's retry
+ * policy, or dead-letter after its last attempt.
+ */
 final class MessageFailures {
 
   private static final Logger log = RelayLog.LOG;
@@ -14,59 +23,115 @@ final class MessageFailures {
   private final RelayConfig config;
   private final JooqOutboxRepository repository;
   private final RelayMetrics metrics;
-  private final Backoff backoff;
 
   MessageFailures(RelayConfig config, JooqOutboxRepository repository, RelayMetrics metrics) {
     this.config = config;
     this.repository = repository;
     this.metrics = metrics;
-    this.backoff = new Backoff(config.backoffInitial(), config.backoffMax());
   }
 
   void fail(String token, OutboxMessage message, Throwable failure) {
-    String error = Failures.describe(failure);
     Instant now = config.clock().instant();
-    if (message.attempt() >= config.maxAttempts()) {
-      boolean recorded = repository.deadLetter(token, message.seq(), error, now);
-      metrics.deadLettered(message.topic());
-      log.error(
-          "outbox message {} (topic {}) failed its last attempt {} and is dead-lettered{}: {}",
+    if (failure instanceof OutcomeUnknownException unknown) {
+      outcomeUnknown(token, message, unknown, now);
+    } else if (failure instanceof RescheduleException reschedule) {
+      Instant at = reschedule.nextAttemptAt(now);
+      boolean recorded = repository.outcomes().reschedule(token, message.seq(), at);
+      metrics.rescheduled(message.topic());
+      log.info(
+          "outbox message {} (topic {}) rescheduled by its handler to {}{}",
           message.id(),
           message.topic(),
-          message.attempt(),
-          recorded ? "" : " (another relay owns it now)",
-          error);
+          at,
+          owner(recorded));
+    } else if (failure instanceof PermanentFailureException permanent) {
+      String reason = "permanent failure: " + Failures.describe(permanent);
+      deadLetter(token, message, "failed for good at attempt {}", reason, now);
     } else {
-      Duration wait = backoff.after(message.attempt());
-      boolean recorded = repository.retryLater(token, message.seq(), error, now.plus(wait));
-      metrics.failed(message.topic());
-      log.warn(
-          "outbox message {} (topic {}) failed attempt {}; retry in {} ms{}: {}",
-          message.id(),
-          message.topic(),
-          message.attempt(),
-          wait.toMillis(),
-          recorded ? "" : " (another relay owns it now)",
-          error);
+      retryOrDeadLetter(token, message, failure, now);
     }
     log.debug("outbox handler failure of message {}", message.id(), failure);
   }
 
+  private void outcomeUnknown(
+      String token, OutboxMessage message, OutcomeUnknownException unknown, Instant now) {
+    String remoteRef = unknown.remoteRef().orElse(null);
+    boolean recorded =
+        repository
+            .outcomes()
+            .markUnknown(
+                token,
+                message.seq(),
+                remoteRef,
+                Failures.describe(unknown),
+                now,
+                now.plus(config.reconcileInitial()));
+    metrics.unknown(message.topic());
+    log.warn(
+        "outbox message {} (topic {}, remote ref {}) has an unknown outcome; it blocks its"
+            + " aggregate until reconciled{}: {}",
+        message.id(),
+        message.topic(),
+        remoteRef,
+        owner(recorded),
+        unknown.getMessage());
+  }
+
+  private void retryOrDeadLetter(
+      String token, OutboxMessage message, Throwable failure, Instant now) {
+    String error = Failures.describe(failure);
+    RetryPolicy policy = config.retryPolicy(message.topic());
+    if (message.attempt() >= policy.maxAttempts()) {
+      deadLetter(token, message, "failed its last attempt {}", error, now);
+      return;
+    }
+    Duration wait =
+        new Backoff(policy.backoffInitial(), policy.backoffMax()).after(message.attempt());
+    boolean recorded = repository.retryLater(token, message.seq(), error, now.plus(wait));
+    metrics.failed(message.topic());
+    log.warn(
+        "outbox message {} (topic {}) failed attempt {}; retry in {} ms{}: {}",
+        message.id(),
+        message.topic(),
+        message.attempt(),
+        wait.toMillis(),
+        owner(recorded),
+        error);
+  }
+
+  private void deadLetter(
+      String token, OutboxMessage message, String what, String error, Instant now) {
+    boolean recorded = repository.deadLetter(token, message.seq(), error, now);
+    metrics.deadLettered(message.topic());
+    log.error(
+        "outbox message {} (topic {}) " + what + " and is dead-lettered{}: {}",
+        message.id(),
+        message.topic(),
+        message.attempt(),
+        owner(recorded),
+        error);
+  }
+
   /** A message whose claims kept dying with their relay: dead-lettered without running. */
   void deadLetterExhausted(String token, OutboxMessage message) {
+    int maxAttempts = config.retryPolicy(message.topic()).maxAttempts();
     String error =
         "attempts used up by crashes or expired leases (claimed "
             + message.attempt()
             + " times, max "
-            + config.maxAttempts()
+            + maxAttempts
             + ")";
     repository.deadLetterExhausted(
-        token, message.seq(), config.maxAttempts(), error, config.clock().instant());
+        token, message.seq(), maxAttempts, error, config.clock().instant());
     metrics.deadLettered(message.topic());
     log.error(
         "outbox message {} (topic {}) dead-lettered without running: {}",
         message.id(),
         message.topic(),
         error);
+  }
+
+  private static String owner(boolean recorded) {
+    return recorded ? "" : " (another relay owns it now)";
   }
 }

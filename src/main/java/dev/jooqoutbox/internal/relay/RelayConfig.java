@@ -2,6 +2,8 @@ package dev.jooqoutbox.internal.relay;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.relay.AsyncOutboxHandler;
+import dev.jooqoutbox.relay.OutboxReconciler;
+import dev.jooqoutbox.relay.RetryPolicy;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -14,6 +16,12 @@ import org.jooq.DSLContext;
  *
  * @param meterRegistry a Micrometer {@code MeterRegistry}, or null; typed {@code Object} so that
  *     Micrometer stays optional
+ * @param openTelemetry an {@code io.opentelemetry.api.OpenTelemetry}, or null for the global one
+ *     when the API is present; typed {@code Object} so that OpenTelemetry stays optional
+ * @param retryPolicies the topics whose retries differ from {@code maxAttempts} and the backoff
+ * @param reconcilers the reconciler of each topic that has one
+ * @param reconcileInitial the first wait before a reconciler is asked about a message
+ * @param reconcileMax the longest wait between two questions about one message
  */
 public record RelayConfig(
     DSLContext dsl,
@@ -36,10 +44,23 @@ public record RelayConfig(
     Supplier<String> claimTokens,
     ObjectMapper mapper,
     Object meterRegistry,
-    boolean listen) {
+    Object openTelemetry,
+    boolean listen,
+    Map<String, RetryPolicy> retryPolicies,
+    Map<String, OutboxReconciler> reconcilers,
+    Duration reconcileInitial,
+    Duration reconcileMax) {
 
   public RelayConfig {
     handlers = Map.copyOf(handlers);
+    retryPolicies = Map.copyOf(retryPolicies);
+    reconcilers = Map.copyOf(reconcilers);
+  }
+
+  /** The retry policy of {@code topic}: its own, or the relay's defaults. */
+  public RetryPolicy retryPolicy(String topic) {
+    RetryPolicy own = retryPolicies.get(topic);
+    return own != null ? own : new RetryPolicy(maxAttempts, backoffInitial, backoffMax);
   }
 
   /**
@@ -54,16 +75,14 @@ public record RelayConfig(
     requireRange("maxInFlight", maxInFlight, 1, 1_000_000);
     requirePositive("pollInterval", pollInterval);
     requirePositive("lease", lease);
-    requireRange("maxAttempts", maxAttempts, 1, 1_000_000);
-    requirePositive("backoff initial", backoffInitial);
-    requirePositive("backoff max", backoffMax);
-    if (backoffMax.compareTo(backoffInitial) < 0) {
-      throw new IllegalArgumentException(
-          "backoff max must be at least backoff initial, was "
-              + backoffMax
-              + " < "
-              + backoffInitial);
-    }
+    validateRetry("", new RetryPolicy(maxAttempts, backoffInitial, backoffMax));
+    retryPolicies.forEach(
+        (topic, policy) -> {
+          requireHandler("retryPolicy", topic);
+          validateRetry("retryPolicy(" + topic + ").", policy);
+        });
+    reconcilers.keySet().forEach(topic -> requireHandler("reconciler", topic));
+    requireOrdered("reconcileBackoff", reconcileInitial, reconcileMax);
     requirePositive("retention", retention);
     requirePositive("purgeInterval", purgeInterval);
     requireRange("handlerConcurrency", handlerConcurrency, 1, 1_000);
@@ -71,6 +90,27 @@ public record RelayConfig(
     requirePositive("gaugeInterval", gaugeInterval);
     requirePositive("shutdownTimeout", shutdownTimeout);
     return this;
+  }
+
+  private void requireHandler(String setting, String topic) {
+    if (!handlers.containsKey(topic)) {
+      throw new IllegalArgumentException(
+          setting + ": topic " + topic + " has no handler; register its handler first");
+    }
+  }
+
+  private static void validateRetry(String prefix, RetryPolicy policy) {
+    requireRange(prefix + "maxAttempts", policy.maxAttempts(), 1, 1_000_000);
+    requireOrdered(prefix + "backoff", policy.backoffInitial(), policy.backoffMax());
+  }
+
+  private static void requireOrdered(String setting, Duration initial, Duration max) {
+    requirePositive(setting + " initial", initial);
+    requirePositive(setting + " max", max);
+    if (max.compareTo(initial) < 0) {
+      throw new IllegalArgumentException(
+          setting + " max must be at least " + setting + " initial, was " + max + " < " + initial);
+    }
   }
 
   private static void requireRange(String setting, int value, int min, int max) {

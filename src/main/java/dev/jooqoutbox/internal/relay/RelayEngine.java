@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.relay;
 import dev.jooqoutbox.internal.micrometer.MicrometerRelayMetrics;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.WakeupListener;
+import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.Wakeups;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -38,6 +39,8 @@ public final class RelayEngine {
   private final Watchdog watchdog;
   private final Heartbeat heartbeat;
   private final Housekeeping housekeeping;
+  private final Reconciler reconciler;
+  private final ScheduledExecutorService reconcileThread;
   private final ScheduledExecutorService timer;
   private final ScheduledExecutorService housekeepingThread;
   private final Wakeup wakeup = new Wakeup();
@@ -60,9 +63,22 @@ public final class RelayEngine {
     this.producer = new Producer(config, repository, inFlight, metrics);
     this.threads = new HandlerThreads(config.handlerConcurrency());
     this.watchdog = new Watchdog(config.maxHandlingTime());
-    this.lanes = new Lanes(config, threads, watchdog, completer, metrics, stopping::get);
+    this.lanes =
+        new Lanes(
+            config,
+            threads,
+            watchdog,
+            completer,
+            metrics,
+            Tracing.of(config.openTelemetry()),
+            stopping::get);
     this.heartbeat = new Heartbeat(config, repository, inFlight);
     this.housekeeping = new Housekeeping(config, repository, metrics);
+    this.reconciler = new Reconciler(config, repository, metrics);
+    this.reconcileThread =
+        reconciler.hasWork()
+            ? Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-reconcile-"))
+            : null;
     this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-timer-"));
     this.housekeepingThread =
         Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-housekeeping-"));
@@ -84,6 +100,9 @@ public final class RelayEngine {
     }
     startTimers();
     housekeeping.start(housekeepingThread);
+    if (reconcileThread != null) {
+      reconciler.start(reconcileThread);
+    }
     completer.start();
     // Writers of this JVM on the same database wake the producer right after their commit.
     inProcessWakeups = Wakeups.register(config.dsl(), wakeup::signal);
@@ -130,6 +149,14 @@ public final class RelayEngine {
     return handled;
   }
 
+  /** Asks the reconcilers about what is due now, on the calling thread. */
+  public int reconcileOnce() {
+    if (started.get()) {
+      throw new IllegalStateException("reconcileOnce is for a relay that was not started");
+    }
+    return reconciler.reconcileOnce();
+  }
+
   private static void noLaneEndAction() {}
 
   public void close() {
@@ -165,6 +192,9 @@ public final class RelayEngine {
     } finally {
       timer.shutdownNow();
       housekeepingThread.shutdownNow();
+      if (reconcileThread != null) {
+        reconcileThread.shutdownNow();
+      }
       metrics.close();
     }
   }

@@ -18,6 +18,18 @@ public interface RelayMetrics {
 
   default void deadLettered(String topic) {}
 
+  /** A handler could not learn the outcome: held for reconciliation. */
+  default void unknown(String topic) {}
+
+  /** A handler asked for its next attempt at a chosen time: not a failure. */
+  default void rescheduled(String topic) {}
+
+  /** A reconciler answered {@code result} (sent, retry, dead, unknown) or threw (error). */
+  default void reconciled(String topic, String result) {}
+
+  /** The outcome-unknown count, refreshed with the backlog. */
+  default void unknownCount(long count) {}
+
   default void handlerDuration(String topic, Duration duration) {}
 
   /** A success settled after its lease had run out (the relay was paused or slow). */

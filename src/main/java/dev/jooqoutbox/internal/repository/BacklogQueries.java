@@ -33,9 +33,17 @@ final class BacklogQueries {
     Field<Integer> deadCount = count().filterWhere(OUTBOX_MESSAGE.DEAD_AT.isNotNull()).as("dead");
     Field<Integer> sentCount = count().filterWhere(OUTBOX_MESSAGE.SENT_AT.isNotNull()).as("sent");
     Field<Instant> oldest = min(DSL.when(pending, OUTBOX_MESSAGE.CREATED_AT)).as("oldest");
+    Field<Integer> unknownCount = count().filterWhere(OutcomeStore.unknown()).as("unknown");
     Map<String, OutboxStats> result = new LinkedHashMap<>();
     for (Record r :
-        dsl.select(OUTBOX_MESSAGE.TOPIC, pendingCount, leasedCount, deadCount, sentCount, oldest)
+        dsl.select(
+                OUTBOX_MESSAGE.TOPIC,
+                pendingCount,
+                leasedCount,
+                deadCount,
+                sentCount,
+                oldest,
+                unknownCount)
             .from(OUTBOX_MESSAGE)
             .groupBy(OUTBOX_MESSAGE.TOPIC)
             .orderBy(OUTBOX_MESSAGE.TOPIC)
@@ -47,7 +55,8 @@ final class BacklogQueries {
               r.get(leasedCount),
               r.get(deadCount),
               r.get(sentCount),
-              ageAt(now, r.get(oldest))));
+              ageAt(now, r.get(oldest)),
+              r.get(unknownCount)));
     }
     return result;
   }

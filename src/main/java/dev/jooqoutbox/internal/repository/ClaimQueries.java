@@ -239,9 +239,14 @@ final class ClaimQueries {
     return t.SENT_AT.isNull().and(t.DEAD_AT.isNull());
   }
 
-  /** Pending, available, not leased, of one of {@code topics}; not yet "oldest of aggregate". */
+  /**
+   * Pending, available, not leased, not outcome-unknown, of one of {@code topics}; not yet "oldest
+   * of aggregate". An outcome-unknown row is pending but never ready, so it blocks its aggregate
+   * like a row that is backing off; only reconciliation or an operator moves it on.
+   */
   private static Condition ready(OutboxMessageTable o, Set<String> topics, Instant now) {
     return pending(o)
+        .and(o.OUTCOME_UNKNOWN_AT.isNull())
         .and(o.AVAILABLE_AT.le(now))
         .and(o.LOCKED_UNTIL.isNull().or(o.LOCKED_UNTIL.le(now)))
         .and(o.TOPIC.in(topics));

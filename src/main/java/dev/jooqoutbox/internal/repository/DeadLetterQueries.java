@@ -60,6 +60,7 @@ final class DeadLetterQueries {
         .set(OUTBOX_MESSAGE.ATTEMPTS, 0)
         .set(OUTBOX_MESSAGE.LAST_ERROR, (String) null)
         .set(OUTBOX_MESSAGE.AVAILABLE_AT, now)
+        .set(OUTBOX_MESSAGE.RESOLUTION, (String) null) // a new life: no earlier resolution holds
         .set(OUTBOX_MESSAGE.CLAIM_TOKEN, (String) null)
         .set(OUTBOX_MESSAGE.LOCKED_UNTIL, (Instant) null)
         .where(OUTBOX_MESSAGE.DEAD_AT.isNotNull())
@@ -93,6 +94,8 @@ final class DeadLetterQueries {
       status = MessageStatus.SENT;
     } else if (r.getDeadAt() != null) {
       status = MessageStatus.DEAD;
+    } else if (r.getOutcomeUnknownAt() != null) {
+      status = MessageStatus.OUTCOME_UNKNOWN; // also while a reconciler holds its lease
     } else if (r.getLockedUntil() != null && r.getLockedUntil().isAfter(now)) {
       status = MessageStatus.LEASED;
     } else {
@@ -111,7 +114,9 @@ final class DeadLetterQueries {
         r.getLockedUntil(),
         r.getSentAt(),
         r.getDeadAt(),
-        r.getPayload().data());
+        r.getPayload().data(),
+        r.getOutcomeUnknownAt(),
+        r.getRemoteRef());
   }
 
   private static DeadLetter toDeadLetter(OutboxMessageRecord r) {

@@ -29,10 +29,11 @@ import org.jooq.DSLContext;
  * <p>Guarantees:
  *
  * <ul>
- *   <li>{@link #claim} hands out only <em>ready</em> messages: not sent, not dead, available, not
- *       leased, of a requested topic, and with every older pending (not sent, not dead) message of
- *       the same aggregate in the same claim, in seq order without a gap. Concurrent claimers on
- *       any number of connections or machines never receive the same row while its lease holds.
+ *   <li>{@link #claim} hands out only <em>ready</em> messages: not sent, not dead, not outcome
+ *       unknown, available, not leased, of a requested topic, and with every older pending (not
+ *       sent, not dead) message of the same aggregate in the same claim, in seq order without a
+ *       gap. Concurrent claimers on any number of connections or machines never receive the same
+ *       row while its lease holds.
  *   <li>Every settle ({@link #markSent}, {@link #retryLater}, {@link #deadLetter}, {@link
  *       #deadLetterExhausted}, {@link #release}) matches the claim token: a relay whose row was
  *       claimed again by another relay after its lease ran out changes nothing (0 rows is a lost
@@ -54,6 +55,7 @@ public final class JooqOutboxRepository {
   private final DeadLetterQueries deadLetters;
   private final BacklogQueries backlog;
   private final Purger purger;
+  private final OutcomeStore outcomes;
 
   /** Jackson's defaults for headers and payloads; thread-safe once built, so shared. */
   private static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper();
@@ -83,6 +85,15 @@ public final class JooqOutboxRepository {
     this.deadLetters = new DeadLetterQueries(dsl);
     this.backlog = new BacklogQueries(dsl);
     this.purger = new Purger(dsl, dialect);
+    this.outcomes = new OutcomeStore(dsl, rows);
+  }
+
+  /**
+   * The outcomes beyond sent and retry: outcome unknown and its reconciliation and resolution,
+   * reschedule.
+   */
+  public OutcomeStore outcomes() {
+    return outcomes;
   }
 
   // ---------------------------------------------------------------- writer and inbox

@@ -117,7 +117,7 @@ final class MessageSettler {
     return rows == 1;
   }
 
-  private static Condition ownedBy(String claimToken) {
+  static Condition ownedBy(String claimToken) {
     return OUTBOX_MESSAGE
         .CLAIM_TOKEN
         .eq(claimToken)

@@ -59,12 +59,12 @@ public class OutboxActuatorAutoConfiguration {
         OutboxAdmin admin, OutboxProperties properties) {
       OutboxHealthCheck check = new OutboxHealthCheck(admin, properties.getHealth());
       return () -> {
-        OutboxHealthCheck.Reading reading = check.read();
-        var health =
+        var reading = check.read();
+        var status =
             reading.up()
                 ? org.springframework.boot.actuate.health.Health.up()
                 : org.springframework.boot.actuate.health.Health.down();
-        return health.withDetails(reading.details()).build();
+        return status.withDetails(reading.details()).build();
       };
     }
   }
@@ -83,12 +83,12 @@ public class OutboxActuatorAutoConfiguration {
         OutboxAdmin admin, OutboxProperties properties) {
       OutboxHealthCheck check = new OutboxHealthCheck(admin, properties.getHealth());
       return () -> {
-        OutboxHealthCheck.Reading reading = check.read();
-        var health =
+        var reading = check.read();
+        var status =
             reading.up()
                 ? org.springframework.boot.health.contributor.Health.up()
                 : org.springframework.boot.health.contributor.Health.down();
-        return health.withDetails(reading.details()).build();
+        return status.withDetails(reading.details()).build();
       };
     }
   }

@@ -103,6 +103,7 @@ public class OutboxEndpoint {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("pending", stats.pending());
     s.put("leased", stats.leased());
+    s.put("unknown", stats.unknown());
     s.put("dead", stats.dead());
     s.put("sentAwaitingPurge", stats.sentAwaitingPurge());
     s.put("oldestPendingAge", stats.oldestPendingAge().toString());

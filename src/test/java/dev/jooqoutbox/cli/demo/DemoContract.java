@@ -5,24 +5,51 @@ import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
 import dev.jooqoutbox.cli.OutboxCli;
+import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.TestDatabase.Kind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.jooq.DSLContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * The demo on one dialect: it ends with PASS and exit code 0, with injected failures, injected lost
  * acknowledgements and several relays too. Every test starts from what the previous one left, so
  * each also shows that a second run on the same database starts clean.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class DemoContract {
 
+  private final Kind kind;
+  private TestDatabase db;
+
+  DemoContract(Kind kind) {
+    this.kind = kind;
+  }
+
+  @BeforeAll
+  void open() {
+    db = TestDatabase.empty(kind); // empty: the demo migrates it itself
+  }
+
+  @AfterAll
+  void close() {
+    db.close();
+  }
+
   /** The URL of a database of this dialect that the demo may wipe. */
-  abstract String url();
+  String url() {
+    return db.url();
+  }
 
   /** A second way into the same database, to check the tables independently of the demo. */
-  abstract DSLContext dsl();
+  DSLContext dsl() {
+    return db.dsl();
+  }
 
   DemoRunner demo(String... extra) {
     List<String> args =

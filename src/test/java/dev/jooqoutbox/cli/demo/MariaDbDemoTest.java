@@ -1,32 +1,10 @@
 package dev.jooqoutbox.cli.demo;
 
-import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.TestDatabase.Kind;
-import org.jooq.DSLContext;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
 class MariaDbDemoTest extends DemoContract {
 
-  private static TestDatabase db;
-
-  @BeforeAll
-  static void open() {
-    db = TestDatabase.empty(Kind.MARIADB);
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
-
-  @Override
-  String url() {
-    return db.url();
-  }
-
-  @Override
-  DSLContext dsl() {
-    return db.dsl();
+  MariaDbDemoTest() {
+    super(Kind.MARIADB);
   }
 }

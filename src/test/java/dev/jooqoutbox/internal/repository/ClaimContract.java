@@ -3,65 +3,41 @@ package dev.jooqoutbox.internal.repository;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
-import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.BulkMessages;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * {@link JooqOutboxRepository#claim}: which messages are ready, in which order, and what a claim
  * does to them.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ClaimContract {
+abstract class ClaimContract extends DatabaseFixture {
 
-  private static final Instant START = Instant.parse("2026-03-01T10:00:00Z");
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Set<String> TOPICS = Set.of("t");
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
-  private MutableClock clock;
-  private Outbox outbox;
-  private JooqOutboxRepository repository;
   private ClaimRows rows;
 
   ClaimContract(TestDatabase.Kind kind) {
-    this.kind = kind;
-  }
-
-  @BeforeAll
-  void createDatabase() {
-    db = TestDatabase.migrated(kind);
-    repository = new JooqOutboxRepository(db.dsl());
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
+    super(kind);
   }
 
   @BeforeEach
-  void emptyTables() {
-    db.truncate();
-    clock = new MutableClock(START);
-    outbox = Outbox.builder(db.dsl()).clock(clock).build();
+  void setUp() {
     rows = new ClaimRows(db.dsl(), outbox);
   }
 
@@ -101,7 +77,7 @@ abstract class ClaimContract {
     write("a", "t");
     assertThat(repository.claim(Set.of(), 10, LEASE, "token", clock.instant())).isEmpty();
     assertThat(repository.claim(TOPICS, 0, LEASE, "token", clock.instant())).isEmpty();
-    assertThat(row(seqOf("a")).getAttempts()).isZero();
+    assertThat(row(seqOfAggregate("a")).getAttempts()).isZero();
   }
 
   @Test
@@ -318,29 +294,12 @@ abstract class ClaimContract {
    * Writes {@code count} messages of one aggregate in one multi-row insert; returns the first seq.
    */
   private long writeMany(String aggregate, int count) {
-    var insert =
-        db.dsl()
-            .insertInto(
-                OUTBOX_MESSAGE,
-                OUTBOX_MESSAGE.ID,
-                OUTBOX_MESSAGE.AGGREGATE,
-                OUTBOX_MESSAGE.TOPIC,
-                OUTBOX_MESSAGE.PAYLOAD,
-                OUTBOX_MESSAGE.CREATED_AT,
-                OUTBOX_MESSAGE.AVAILABLE_AT,
-                OUTBOX_MESSAGE.ATTEMPTS);
-    for (int i = 0; i < count; i++) {
-      insert =
-          insert.values(
-              DSL.val(aggregate + "-" + i + "-" + java.util.UUID.randomUUID()),
-              DSL.val(aggregate),
-              DSL.val("t"),
-              DSL.val(org.jooq.JSON.json("{}")),
-              DSL.val(START),
-              DSL.val(START),
-              DSL.val(0));
-    }
-    insert.execute();
+    BulkMessages.insert(
+        db.dsl(),
+        count,
+        i ->
+            new BulkMessages.Row(
+                aggregate + "-" + i + "-" + UUID.randomUUID(), aggregate, "t", "{}", START));
     return db.dsl()
         .select(DSL.min(OUTBOX_MESSAGE.SEQ))
         .from(OUTBOX_MESSAGE)
@@ -352,17 +311,5 @@ abstract class ClaimContract {
 
   private long writeDelayed(String aggregate, Duration delay) {
     return rows.writeDelayed(aggregate, delay);
-  }
-
-  private long seqOf(String aggregate) {
-    return db.dsl()
-        .select(OUTBOX_MESSAGE.SEQ)
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.AGGREGATE.eq(aggregate))
-        .fetchSingle(OUTBOX_MESSAGE.SEQ);
-  }
-
-  private OutboxMessageRecord row(long seq) {
-    return rows.row(seq);
   }
 }

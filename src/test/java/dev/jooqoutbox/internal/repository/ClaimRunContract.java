@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
@@ -36,8 +34,6 @@ abstract class ClaimRunContract extends DatabaseFixture {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Set<String> TOPICS = Set.of("t");
 
-  private Outbox outbox;
-  private JooqOutboxRepository repository;
   private ClaimRows rows;
 
   /** The time the claim's floor refreshes by; moved by hand. */
@@ -49,7 +45,6 @@ abstract class ClaimRunContract extends DatabaseFixture {
 
   @BeforeEach
   void buildOutbox() {
-    outbox = Outbox.builder(db.dsl()).clock(clock).build();
     repository = new JooqOutboxRepository(db.dsl(), new ObjectMapper(), ticker::get);
     rows = new ClaimRows(db.dsl(), outbox);
   }
@@ -326,9 +321,5 @@ abstract class ClaimRunContract extends DatabaseFixture {
 
   private long writeDelayed(String aggregate, Duration delay) {
     return rows.writeDelayed(aggregate, delay);
-  }
-
-  private OutboxMessageRecord row(long seq) {
-    return rows.row(seq);
   }
 }

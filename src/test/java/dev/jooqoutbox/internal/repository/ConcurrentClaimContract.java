@@ -4,6 +4,8 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.testing.BulkMessages;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -30,13 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
-import org.jooq.JSON;
-import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,8 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code CLOCK_MONOTONIC}, one clock for every process on the machine, so the second process's
  * times compare with ours.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ConcurrentClaimContract {
+abstract class ConcurrentClaimContract extends DatabaseFixture {
 
   private static final int MESSAGES = 10_000;
   private static final int THREADS = 4;
@@ -58,11 +53,9 @@ abstract class ConcurrentClaimContract {
   private static final String TOPIC = "load";
   private static final Duration LEASE = Duration.ofMinutes(5);
 
-  private final TestDatabase.Kind kind;
   private final boolean secondProcess;
   private final int maxRun;
   private final int aggregates;
-  private TestDatabase db;
 
   /** Claims of each aggregate's oldest message only, over 100 aggregates. */
   ConcurrentClaimContract(TestDatabase.Kind kind, boolean secondProcess) {
@@ -75,25 +68,10 @@ abstract class ConcurrentClaimContract {
    */
   ConcurrentClaimContract(
       TestDatabase.Kind kind, boolean secondProcess, int maxRun, int aggregates) {
-    this.kind = kind;
+    super(kind);
     this.secondProcess = secondProcess;
     this.maxRun = maxRun;
     this.aggregates = aggregates;
-  }
-
-  @BeforeAll
-  void createDatabase() {
-    db = TestDatabase.migrated(kind);
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
-  @BeforeEach
-  void emptyTables() {
-    db.truncate();
   }
 
   @Test
@@ -219,35 +197,16 @@ abstract class ConcurrentClaimContract {
   private Map<Long, String> insertBacklog() {
     Random random = new Random(42);
     Instant created = Instant.now().minusSeconds(60);
-    db.dsl()
-        .transaction(
-            tx -> {
-              for (int from = 0; from < MESSAGES; from += 500) {
-                var insert =
-                    tx.dsl()
-                        .insertInto(
-                            OUTBOX_MESSAGE,
-                            OUTBOX_MESSAGE.ID,
-                            OUTBOX_MESSAGE.AGGREGATE,
-                            OUTBOX_MESSAGE.TOPIC,
-                            OUTBOX_MESSAGE.PAYLOAD,
-                            OUTBOX_MESSAGE.CREATED_AT,
-                            OUTBOX_MESSAGE.AVAILABLE_AT,
-                            OUTBOX_MESSAGE.ATTEMPTS);
-                for (int i = from; i < Math.min(from + 500, MESSAGES); i++) {
-                  insert =
-                      insert.values(
-                          DSL.val("m-" + i),
-                          DSL.val("agg-" + random.nextInt(aggregates)),
-                          DSL.val(TOPIC),
-                          DSL.val(JSON.json("{\"i\":" + i + "}")),
-                          DSL.val(created),
-                          DSL.val(created),
-                          DSL.val(0));
-                }
-                insert.execute();
-              }
-            });
+    BulkMessages.insert(
+        db.dsl(),
+        MESSAGES,
+        i ->
+            new BulkMessages.Row(
+                "m-" + i,
+                "agg-" + random.nextInt(aggregates),
+                TOPIC,
+                "{\"i\":" + i + "}",
+                created));
     Map<Long, String> aggregateOfSeq = new HashMap<>();
     db.dsl()
         .select(OUTBOX_MESSAGE.SEQ, OUTBOX_MESSAGE.AGGREGATE)

@@ -9,8 +9,10 @@ import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.val;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.testing.BulkMessages;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -53,16 +55,9 @@ final class DeepOutbox {
             .plus(ones.field("n", Integer.class));
     Field<Integer> i = offset.plus(first);
     Instant sentAt = sent ? NOW.minus(Duration.ofHours(1)) : null;
-    dsl.insertInto(
-            OUTBOX_MESSAGE,
-            OUTBOX_MESSAGE.ID,
-            OUTBOX_MESSAGE.AGGREGATE,
-            OUTBOX_MESSAGE.TOPIC,
-            OUTBOX_MESSAGE.PAYLOAD,
-            OUTBOX_MESSAGE.CREATED_AT,
-            OUTBOX_MESSAGE.AVAILABLE_AT,
-            OUTBOX_MESSAGE.ATTEMPTS,
-            OUTBOX_MESSAGE.SENT_AT)
+    List<Field<?>> columns = new ArrayList<>(BulkMessages.COLUMNS);
+    columns.add(OUTBOX_MESSAGE.SENT_AT);
+    dsl.insertInto(OUTBOX_MESSAGE, columns)
         .select(
             select(
                     concat(inline("m-"), i.cast(String.class)),

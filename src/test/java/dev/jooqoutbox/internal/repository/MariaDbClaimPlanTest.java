@@ -67,6 +67,16 @@ class MariaDbClaimPlanTest extends ClaimPlanContract {
         .as("floor refresh in:%n%s", oldest)
         .contains("key=ix_outbox_message_pending");
     assertNoFullScanOfTheTable(oldest);
+    // Reconciliation and the unknown gauge read the unknown rows' range of their index only.
+    for (Select<?> unknown :
+        List.<Select<?>>of(
+            OutcomeStore.dueSeqs(TOPICS, 100, NOW), OutcomeStore.unknownSeqsAfter(0))) {
+      Result<Record> plan = explain(unknown);
+      assertThat(row(plan, "outbox_message"))
+          .as("unknown plan:%n%s", plan)
+          .contains("key=ix_outbox_message_unknown");
+      assertNoFullScanOfTheTable(plan);
+    }
   }
 
   private Result<Record> explain(Select<?> query) {

@@ -121,6 +121,17 @@ class PostgresClaimPlanTest extends ClaimPlanContract {
         .contains("using ix_outbox_message_pending on outbox_message p")
         .contains("Index Only Scan Backward using pk_outbox_message on outbox_message a")
         .doesNotContain("Seq Scan");
+
+    // Reconciliation and the unknown gauge read the (partial) unknown index only.
+    for (String unknown :
+        List.of(
+            dsl.explain(OutcomeStore.dueSeqs(TOPICS, 100, NOW)).plan(),
+            dsl.explain(OutcomeStore.unknownSeqsAfter(0)).plan())) {
+      assertThat(unknown)
+          .as("unknown plan:%n%s", unknown)
+          .contains("ix_outbox_message_unknown")
+          .doesNotContain("Seq Scan");
+    }
   }
 
   private static void assertRunsPlan(String plan) {

@@ -8,12 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.jooqoutbox.DeadLetter;
 import dev.jooqoutbox.DeadLetterQuery;
 import dev.jooqoutbox.Inbox;
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxStats;
 import dev.jooqoutbox.PurgeResult;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
-import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,46 +20,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** Settling claimed rows (only with the owning token), dead letters, requeue, purge and stats. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class SettleContract {
+abstract class SettleContract extends DatabaseFixture {
 
-  private static final Instant START = Instant.parse("2026-03-01T10:00:00Z");
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Set<String> TOPICS = Set.of("t", "u");
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
-  private MutableClock clock;
-  private Outbox outbox;
-  private JooqOutboxRepository repository;
-
   SettleContract(TestDatabase.Kind kind) {
-    this.kind = kind;
-  }
-
-  @BeforeAll
-  void createDatabase() {
-    db = TestDatabase.migrated(kind);
-    repository = new JooqOutboxRepository(db.dsl());
-  }
-
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
-  @BeforeEach
-  void emptyTables() {
-    db.truncate();
-    clock = new MutableClock(START);
-    outbox = Outbox.builder(db.dsl()).clock(clock).build();
+    super(kind);
   }
 
   // ---------------------------------------------------------------- settle with the token
@@ -429,7 +398,7 @@ abstract class SettleContract {
     repository.retryLater("token", backingOff, "boom", clock.instant().plusSeconds(60));
     repository.markSent("token", List.of(sent), clock.instant());
     repository.deadLetter("token", dead, "poison", clock.instant());
-    repository.release("token", List.of(rowOf("e")));
+    repository.release("token", List.of(seqOfAggregate("e")));
     clock.advance(Duration.ofSeconds(5));
 
     Instant now = clock.instant();
@@ -479,17 +448,5 @@ abstract class SettleContract {
         .from(OUTBOX_MESSAGE)
         .where(OUTBOX_MESSAGE.ID.eq(id))
         .fetchSingle(OUTBOX_MESSAGE.SEQ);
-  }
-
-  private long rowOf(String aggregate) {
-    return db.dsl()
-        .select(OUTBOX_MESSAGE.SEQ)
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.AGGREGATE.eq(aggregate))
-        .fetchSingle(OUTBOX_MESSAGE.SEQ);
-  }
-
-  private OutboxMessageRecord row(long seq) {
-    return db.dsl().selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.SEQ.eq(seq)).fetchSingle();
   }
 }

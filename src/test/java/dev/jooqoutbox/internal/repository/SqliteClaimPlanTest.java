@@ -66,6 +66,16 @@ class SqliteClaimPlanTest extends ClaimPlanContract {
         .containsPattern("SCAN p USING (COVERING )?INDEX ix_outbox_message_pending")
         .containsPattern("SEARCH a$")
         .doesNotContain("SCAN a");
+    // Reconciliation and the unknown gauge read the (partial) unknown index only.
+    for (String unknown :
+        List.of(
+            plan(OutcomeStore.dueSeqs(TOPICS, 100, NOW)), plan(OutcomeStore.unknownSeqsAfter(0)))) {
+      assertThat(unknown)
+          .as("unknown plan:%n%s", unknown)
+          .contains("ix_outbox_message_unknown")
+          .doesNotContain("SCAN outbox_message\n")
+          .doesNotContainPattern("SCAN outbox_message$");
+    }
   }
 
   /** EXPLAIN QUERY PLAN's details, one line each, indented by depth. */

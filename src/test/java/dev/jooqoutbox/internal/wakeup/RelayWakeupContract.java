@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -16,25 +17,20 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * A relay in the writer's JVM is woken in process right after the writer's transaction commits,
  * long before its poll, on every database (not only PostgreSQL, and without LISTEN); a rolled-back
  * write does not wake it. The relay polls every 30 s and its first poll is done before the write.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RelayWakeupContract {
+abstract class RelayWakeupContract extends DatabaseFixture {
 
   private static final Duration LONG_POLL = Duration.ofSeconds(30);
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
   private DSLContext app;
   private Outbox outbox;
   private OutboxRelay relay;
@@ -42,24 +38,17 @@ abstract class RelayWakeupContract {
   private SimpleMeterRegistry registry;
 
   RelayWakeupContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabase() {
-    db = TestDatabase.migrated(kind);
+  void setUpOnce() {
     app = DSL.using(db.dsl().configuration().deriveAppending(Outbox.transactionListener()));
     outbox = Outbox.create(app);
   }
 
-  @AfterAll
-  void dropDatabase() {
-    db.close();
-  }
-
   @BeforeEach
-  void startRelay() {
-    db.truncate();
+  void setUp() {
     handled.clear();
     registry = new SimpleMeterRegistry();
     relay =

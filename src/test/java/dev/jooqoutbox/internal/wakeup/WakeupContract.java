@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The in-process wake-up: a relay registered on a database is woken right after a transaction that
@@ -27,11 +27,8 @@ import org.junit.jupiter.api.TestInstance;
  * wake-up records how many messages another connection sees at that moment: all of the
  * transaction's, so it ran after the commit.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class WakeupContract {
+abstract class WakeupContract extends DatabaseFixture {
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase db;
   private TestDatabase other;
 
   /** The application's context, with the outbox's jOOQ listener. */
@@ -45,12 +42,11 @@ abstract class WakeupContract {
   private final List<Wakeups.Registration> registrations = new ArrayList<>();
 
   WakeupContract(TestDatabase.Kind kind) {
-    this.kind = kind;
+    super(kind);
   }
 
   @BeforeAll
-  void createDatabases() {
-    db = TestDatabase.migrated(kind);
+  void setUpOnce() {
     other = TestDatabase.empty(kind);
     app = DSL.using(db.dsl().configuration().deriveAppending(Outbox.transactionListener()));
     // notifyOnWrite's NOTIFY (PostgreSQL) is not what these tests look at: PostgresWakeupTest.
@@ -58,14 +54,12 @@ abstract class WakeupContract {
   }
 
   @AfterAll
-  void dropDatabases() {
-    db.close();
+  void tearDownOnce() {
     other.close();
   }
 
   @BeforeEach
-  void registerARelay() {
-    db.truncate();
+  void setUp() {
     wakeups.clear();
     registrations.add(Wakeups.register(db.dsl(), () -> wakeups.add(visibleMessages())));
   }

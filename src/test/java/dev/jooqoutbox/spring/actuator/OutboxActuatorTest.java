@@ -6,16 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.spring.BootLine;
+import dev.jooqoutbox.testing.MigratedSqlite;
 import dev.jooqoutbox.testing.MutableClock;
-import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -25,22 +23,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class OutboxActuatorTest {
 
-  private static TestDatabase db;
-
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.migrated(TestDatabase.Kind.SQLITE);
-  }
-
-  @AfterAll
-  static void close() {
-    db.close();
-  }
-
-  @BeforeEach
-  void clean() {
-    db.truncate();
-  }
+  @RegisterExtension static final MigratedSqlite db = new MigratedSqlite();
 
   private static ApplicationContextRunner runner() {
     return withoutActuator().withConfiguration(BootLine.actuator());
@@ -180,7 +163,10 @@ class OutboxActuatorTest {
             context -> {
               OutboxEndpoint endpoint = context.getBean(OutboxEndpoint.class);
               Map<String, Object> stats = endpoint.stats();
-              assertThat(stats).containsEntry("pending", 1L).containsEntry("dead", 1L);
+              assertThat(stats)
+                  .containsEntry("pending", 1L)
+                  .containsEntry("dead", 1L)
+                  .containsEntry("unknown", 0L);
               assertThat((Map<String, Object>) stats.get("topics"))
                   .containsKeys("order.audited", "order.rejected");
 

@@ -1,0 +1,132 @@
+package dev.jooqoutbox.internal.relay;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.Resolution;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.OutcomeStore;
+import dev.jooqoutbox.internal.repository.UnknownClaim;
+import dev.jooqoutbox.relay.OutboxReconciler;
+import dev.jooqoutbox.relay.Reconciliation;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+
+/**
+ * Asks the topics' reconcilers about their outcome-unknown messages that are due, on a thread of
+ * its own (a slow remote system holds up nothing else). Each message is asked about first {@code
+ * reconcileInitial} after it became unknown, then after as long again as it has been unknown, at
+ * most {@code reconcileMax} apart: a message that stays unknown costs fewer and fewer questions. A
+ * reconciler that throws is treated as "still unknown", so it is asked again on the same schedule.
+ */
+final class Reconciler {
+
+  private static final Logger log = RelayLog.LOG;
+  private static final Duration MAX_TICK = Duration.ofSeconds(1);
+  private static final int MAX_ROUNDS = 100;
+
+  private final RelayConfig config;
+  private final OutcomeStore outcomes;
+  private final RelayMetrics metrics;
+
+  Reconciler(RelayConfig config, JooqOutboxRepository repository, RelayMetrics metrics) {
+    this.config = config;
+    this.outcomes = repository.outcomes();
+    this.metrics = metrics;
+  }
+
+  boolean hasWork() {
+    return !config.reconcilers().isEmpty();
+  }
+
+  void start(ScheduledExecutorService thread) {
+    Duration tick =
+        config.reconcileInitial().compareTo(MAX_TICK) < 0 ? config.reconcileInitial() : MAX_TICK;
+    thread.scheduleWithFixedDelay(this::tick, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private void tick() {
+    try {
+      reconcileOnce();
+    } catch (RuntimeException e) {
+      log.warn("outbox reconciliation failed; trying again shortly", e);
+    }
+  }
+
+  /** Asks about every message due now; returns how many were resolved. */
+  int reconcileOnce() {
+    if (!hasWork()) {
+      return 0;
+    }
+    int resolved = 0;
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+      Instant now = config.clock().instant();
+      String token = config.claimTokens().get();
+      List<UnknownClaim> due =
+          outcomes.claimDue(
+              config.reconcilers().keySet(), config.batchSize(), config.lease(), token, now);
+      for (UnknownClaim claim : due) {
+        resolved += ask(token, claim) ? 1 : 0;
+      }
+      if (due.size() < config.batchSize()) {
+        break;
+      }
+    }
+    return resolved;
+  }
+
+  private boolean ask(String token, UnknownClaim claim) {
+    OutboxMessage message = claim.message();
+    OutboxReconciler reconciler = config.reconcilers().get(message.topic());
+    Reconciliation answer;
+    try {
+      answer = reconciler.reconcile(message, claim.remoteRef());
+      if (answer == null) {
+        throw new NullPointerException("the reconciler of " + message.topic() + " returned null");
+      }
+    } catch (Exception | Error e) { // a reconciler's failure must not stop reconciliation
+      metrics.reconciled(message.topic(), "error");
+      log.warn(
+          "outbox reconciler of topic {} failed on message {}; asking again later",
+          message.topic(),
+          message.id(),
+          e);
+      outcomes.stillUnknown(token, message.seq(), null, nextCheck(claim));
+      return false;
+    }
+    metrics.reconciled(message.topic(), answer.toString().replace("still ", ""));
+    if (answer.resolution().isEmpty()) {
+      outcomes.stillUnknown(
+          token, message.seq(), answer.remoteRef().orElse(null), nextCheck(claim));
+      return false;
+    }
+    Resolution resolution = answer.resolution().get();
+    String reason = answer.reason().map(r -> "reconciled dead: " + r).orElse(null);
+    boolean won =
+        outcomes.resolveClaimed(token, message.seq(), resolution, reason, config.clock().instant());
+    log.info(
+        "outbox message {} (topic {}) reconciled as {}{}",
+        message.id(),
+        message.topic(),
+        answer,
+        won ? "" : " too late: another resolution came first");
+    return won;
+  }
+
+  /** As long again as the message has been unknown, within the reconcile backoff's bounds. */
+  private Instant nextCheck(UnknownClaim claim) {
+    Instant now = config.clock().instant();
+    Duration unknownFor =
+        claim.since() == null ? Duration.ZERO : Duration.between(claim.since(), now);
+    Duration wait = unknownFor;
+    if (wait.compareTo(config.reconcileInitial()) < 0) {
+      wait = config.reconcileInitial();
+    }
+    if (wait.compareTo(config.reconcileMax()) > 0) {
+      wait = config.reconcileMax();
+    }
+    return now.plus(wait);
+  }
+}

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.faults;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class MariaDbKilledAtUnknownSettleTest extends KilledAtUnknownSettleContract {
+  MariaDbKilledAtUnknownSettleTest() {
+    super(TestDatabase.Kind.MARIADB);
+  }
+}

@@ -1,0 +1,279 @@
+package dev.jooqoutbox.publisher;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.MessageState;
+import dev.jooqoutbox.MessageStatus;
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.relay.AsyncOutboxHandler;
+import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.TestTracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jooq.DSLContext;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * What the publisher tests share: relays on the test database with real time (the broker's
+ * confirmations take real time), messages written with known payloads and headers, and the checks
+ * of what a consumer read: every message as written, in order per aggregate.
+ *
+ * <p>Payloads are {@code {"aggregate": "agg-3", "n": 7, "text": ...}}, {@code n} counting each
+ * aggregate's messages from 0, so a consumer's view tells the aggregate and the position.
+ */
+public abstract class PublisherFixture extends DatabaseFixture {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The test database without jOOQ's per-statement DEBUG logging. */
+  protected DSLContext dsl;
+
+  protected Outbox outbox;
+  protected OutboxAdmin admin;
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  protected PublisherFixture(TestDatabase.Kind kind) {
+    super(kind);
+  }
+
+  @BeforeEach
+  void outboxOnRealTime() {
+    dsl = DSL.using(db.dataSource(), db.dialect(), new Settings().withExecuteLogging(false));
+    outbox = Outbox.builder(dsl).build();
+    admin = OutboxAdmin.create(dsl);
+  }
+
+  /** Relays first (they were registered after their publishers), then publishers and consumers. */
+  @AfterEach
+  void closeInReverseOrder() throws Exception {
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      toClose.get(i).close();
+    }
+    toClose.clear();
+  }
+
+  protected <T extends AutoCloseable> T closeLater(T closeable) {
+    toClose.add(closeable);
+    return closeable;
+  }
+
+  /** A relay builder: real time, short polls and backoff, no LISTEN, runs of up to 10 messages. */
+  protected OutboxRelay.Builder relay() {
+    return OutboxRelay.builder(dsl)
+        .listen(false)
+        .pollInterval(Duration.ofMillis(20))
+        .backoff(Duration.ofMillis(50), Duration.ofMillis(400))
+        .maxHandlingTime(Duration.ofSeconds(20))
+        .handlerConcurrency(2)
+        .maxRun(10);
+  }
+
+  /** Builds and starts a relay of {@code topic} with {@code handler}; closed after the test. */
+  protected OutboxRelay startRelay(String topic, AsyncOutboxHandler handler) {
+    OutboxRelay relay = closeLater(relay().asyncHandler(topic, handler).build());
+    relay.start();
+    return relay;
+  }
+
+  /**
+   * Writes {@code perAggregate} messages to each of {@code aggregates} aggregates of {@code topic},
+   * interleaved, in one transaction; returns the ids in write order.
+   */
+  protected List<String> write(String topic, int aggregates, int perAggregate) {
+    List<String> ids = new ArrayList<>();
+    dsl.transaction(
+        tx -> {
+          for (int n = 0; n < perAggregate; n++) {
+            for (int a = 0; a < aggregates; a++) {
+              ids.add(
+                  outbox
+                      .message("agg-" + a, topic, payload(a, n))
+                      .headers(headers(a, n))
+                      .write(tx.dsl()));
+            }
+          }
+        });
+    return ids;
+  }
+
+  protected static Map<String, Object> payload(int aggregate, int n) {
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("aggregate", "agg-" + aggregate);
+    payload.put("n", n);
+    payload.put("text", "Zürich → Łódź \"quoted\" " + n);
+    return payload;
+  }
+
+  protected static Map<String, String> headers(int aggregate, int n) {
+    return Map.of("trace-id", "t-" + aggregate + "-" + n, "x-note", "ünïcode ✓");
+  }
+
+  /** Starts {@code count} relays of {@code topic}, each with a publisher of its own. */
+  protected void startRelays(int count, String topic, Supplier<AsyncOutboxHandler> publishers) {
+    for (int i = 0; i < count; i++) {
+      startRelay(topic, publishers.get());
+    }
+  }
+
+  /**
+   * {@code publisher}, except that its {@code nth} message first cuts {@code proxy} (dropping every
+   * connection through it, with messages in flight) and a timer restores it {@code outage} later: a
+   * broker outage in the middle of a drain, at a known point.
+   */
+  protected AsyncOutboxHandler cutAt(
+      int nth, TcpProxy proxy, Duration outage, AsyncOutboxHandler publisher) {
+    AtomicInteger handled = new AtomicInteger();
+    return message -> {
+      if (handled.incrementAndGet() == nth) {
+        proxy.cut();
+        // A thread of its own: the common pool (one thread on two cores) may be busy elsewhere.
+        Thread restorer =
+            new Thread(
+                () -> {
+                  try {
+                    Thread.sleep(outage.toMillis());
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  proxy.restore();
+                },
+                "proxy-restorer");
+        restorer.setDaemon(true);
+        restorer.start();
+      }
+      return publisher.handle(message);
+    };
+  }
+
+  /** Some message needed more than one attempt: the test's fault really happened. */
+  protected void assertSomeAttemptFailed() {
+    assertThat(dsl.fetchExists(OUTBOX_MESSAGE, OUTBOX_MESSAGE.ATTEMPTS.gt(1)))
+        .as("a message with a failed attempt")
+        .isTrue();
+  }
+
+  /** Waits until no message is pending (every one sent or dead). */
+  protected void awaitNothingPending(Duration atMost) {
+    await()
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> admin.pendingCount() == 0);
+  }
+
+  /** Waits until {@code received} holds at least {@code count} messages. */
+  protected static void awaitReceived(Supplier<? extends Collection<?>> received, int count) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> received.get().size() >= count);
+  }
+
+  /**
+   * Every written message arrived, each with its id, payload and headers as written, and nothing
+   * else arrived; {@code exactlyOnce} also forbids copies.
+   */
+  protected static void assertArrivedAsWritten(
+      List<String> ids, List<Received> received, boolean exactlyOnce) throws Exception {
+    if (exactlyOnce) {
+      assertThat(received).as("messages received").hasSize(ids.size());
+    }
+    assertThat(received).extracting(Received::id).containsAll(ids);
+    assertThat(ids).containsAll(received.stream().map(Received::id).toList());
+    for (Received r : received) {
+      JsonNode payload = JSON.readTree(r.payloadJson());
+      int aggregate = Integer.parseInt(payload.get("aggregate").asText().substring(4));
+      int n = payload.get("n").asInt();
+      assertThat(payload)
+          .as("payload of %s", r.id())
+          .isEqualTo(JSON.valueToTree(payload(aggregate, n)));
+      assertThat(r.headers()).as("headers of %s", r.id()).isEqualTo(headers(aggregate, n));
+    }
+  }
+
+  /**
+   * Per aggregate, the consumer saw {@code n} = 0, 1, 2... in order once copies of a message are
+   * dropped by id (as a consumer's inbox drops them), and no copy came after a later message of its
+   * aggregate: the raw sequence never goes back. Returns how many copies there were.
+   */
+  protected static int assertInOrderPerAggregate(List<Received> received, int perAggregate)
+      throws Exception {
+    Map<String, List<Integer>> raw = new LinkedHashMap<>();
+    Map<String, List<Integer>> distinct = new LinkedHashMap<>();
+    Map<String, Boolean> ids = new LinkedHashMap<>();
+    int copies = 0;
+    for (Received r : received) {
+      JsonNode payload = JSON.readTree(r.payloadJson());
+      String aggregate = payload.get("aggregate").asText();
+      int n = payload.get("n").asInt();
+      raw.computeIfAbsent(aggregate, k -> new ArrayList<>()).add(n);
+      if (ids.put(r.id(), true) != null) {
+        copies++;
+      } else {
+        distinct.computeIfAbsent(aggregate, k -> new ArrayList<>()).add(n);
+      }
+    }
+    List<Integer> expected = new ArrayList<>();
+    for (int n = 0; n < perAggregate; n++) {
+      expected.add(n);
+    }
+    distinct.forEach((aggregate, ns) -> assertThat(ns).as(aggregate).isEqualTo(expected));
+    raw.forEach((aggregate, ns) -> assertThat(ns).as("%s with copies", aggregate).isSorted());
+    return copies;
+  }
+
+  /** Message {@code id} is a dead letter whose last error contains {@code reason}. */
+  protected void assertDeadWithReason(String id, String reason) {
+    MessageState state = admin.message(id).orElseThrow();
+    assertThat(state.status()).as("status of %s", state).isEqualTo(MessageStatus.DEAD);
+    assertThat(state.lastError()).contains(reason);
+  }
+
+  /**
+   * Writes one message of {@code topic} inside a writer's span and delivers it through a relay with
+   * {@code publisher}, both tracing with {@code tracing}'s SDK; returns the writer's trace id.
+   */
+  protected String writeInASpanAndRelay(
+      TestTracing tracing, String topic, AsyncOutboxHandler publisher) {
+    OpenTelemetrySdk otel = tracing.sdk();
+    Outbox traced = Outbox.builder(dsl).openTelemetry(otel).build();
+    Span span = otel.getTracer("test").spanBuilder("place order").startSpan();
+    try (Scope ignored = span.makeCurrent()) {
+      dsl.transaction(tx -> traced.write(tx.dsl(), "agg-0", topic, payload(0, 0)));
+    } finally {
+      span.end();
+    }
+    OutboxRelay relay =
+        closeLater(relay().openTelemetry(otel).asyncHandler(topic, publisher).build());
+    relay.start();
+    awaitNothingPending(Duration.ofSeconds(30));
+    String traceId = span.getSpanContext().getTraceId();
+    assertThat(tracing.consumerSpans()).anyMatch(s -> s.getTraceId().equals(traceId));
+    return traceId;
+  }
+
+  /** The broker message carries a W3C trace context of {@code traceId}, for its consumer. */
+  protected static void assertContinuesTrace(Received received, String traceId) {
+    assertThat(received.headers().get("traceparent"))
+        .as("traceparent of the broker message")
+        .startsWith("00-" + traceId + "-");
+  }
+}

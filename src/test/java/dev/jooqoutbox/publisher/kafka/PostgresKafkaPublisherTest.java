@@ -1,0 +1,60 @@
+package dev.jooqoutbox.publisher.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jooqoutbox.publisher.Received;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Kafka publisher on PostgreSQL: the happy path of the contract, plus three relays at once and
+ * an outage (every connection to the broker cut) in the middle of a drain.
+ */
+class PostgresKafkaPublisherTest extends KafkaPublisherContract {
+
+  PostgresKafkaPublisherTest() {
+    super(TestDatabase.Kind.POSTGRES);
+  }
+
+  @Test
+  void threeRelaysKeepEachAggregatesOrderInItsPartition() throws Exception {
+    List<String> ids = write(topic, 20, 25);
+    startRelays(3, topic, this::publisher);
+
+    awaitNothingPending(Duration.ofSeconds(60));
+
+    assertArrivedAsWritten(ids, received(), true);
+    assertInOrderPerAggregate(received(), 25);
+  }
+
+  @Test
+  void anOutageInTheMiddleOfADrainLosesNothingAndTheRelayResumesByItself() throws Exception {
+    List<String> ids = write(topic, 10, 30);
+    // Sends fail soon after the cut (instead of the producer retrying them for two minutes), so
+    // the relay's own retry is what this test exercises.
+    KafkaPublisher publisher =
+        closeLater(
+            KafkaPublisher.builder(
+                    Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                        ProducerConfig.LINGER_MS_CONFIG, 1,
+                        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 500,
+                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 800,
+                        ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000))
+                .build());
+    startRelay(topic, cutAt(100, broker.proxy(), Duration.ofSeconds(2), publisher));
+
+    awaitNothingPending(Duration.ofSeconds(60));
+
+    assertSomeAttemptFailed();
+    assertThat(admin.deadCount()).isZero();
+    List<Received> received = received();
+    assertArrivedAsWritten(ids, received, false);
+    int copies = assertInOrderPerAggregate(received, 30);
+    System.out.printf("Kafka outage: %d copies of %d messages%n", copies, ids.size());
+  }
+}

@@ -1,0 +1,114 @@
+package dev.jooqoutbox.publisher.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import dev.jooqoutbox.publisher.TcpProxy;
+import dev.jooqoutbox.publisher.TestBrokers;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The RabbitMQ publisher on PostgreSQL: the happy path of the contract, plus order across three
+ * relays, a broker outage in the middle of a drain, unroutable and nacked messages.
+ */
+class PostgresRabbitMqPublisherTest extends RabbitMqPublisherContract {
+
+  PostgresRabbitMqPublisherTest() {
+    super(TestDatabase.Kind.POSTGRES);
+  }
+
+  @Test
+  void threeRelaysKeepEachAggregatesOrderAtTheConsumer() throws Exception {
+    List<String> ids = write(topic, 20, 25);
+    startRelays(3, topic, () -> publisher(TestBrokers.RABBITMQ_PORT));
+
+    awaitNothingPending(Duration.ofSeconds(60));
+    awaitReceived(consumer::received, ids.size());
+
+    assertArrivedAsWritten(ids, consumer.received(), true);
+    assertInOrderPerAggregate(consumer.received(), 25);
+  }
+
+  @Test
+  void anOutageInTheMiddleOfADrainLosesNothingAndTheRelayResumesByItself() throws Exception {
+    List<String> ids = write(topic, 10, 30);
+    TcpProxy proxy = closeLater(new TcpProxy(TestBrokers.HOST, TestBrokers.RABBITMQ_PORT));
+    startRelay(topic, cutAt(100, proxy, Duration.ofMillis(500), publisher(proxy.port())));
+
+    awaitNothingPending(Duration.ofSeconds(60));
+    awaitReceived(() -> consumer.received().stream().map(r -> r.id()).distinct().toList(), 300);
+
+    assertSomeAttemptFailed();
+    assertThat(admin.deadCount()).isZero();
+    assertArrivedAsWritten(ids, consumer.received(), false);
+    int copies = assertInOrderPerAggregate(consumer.received(), 30);
+    System.out.printf("RabbitMQ outage: %d copies of %d messages%n", copies, ids.size());
+  }
+
+  @Test
+  void anUnroutableMessageIsRetriedThenDeadLetteredWithTheBrokersReason() throws Exception {
+    String unroutable = "outbox-test-unbound-" + UUID.randomUUID();
+    try (Connection c =
+            RabbitConsumer.factory(TestBrokers.RABBITMQ_PORT).newConnection("outbox-test-setup");
+        Channel channel = c.createChannel()) {
+      // An exchange without any queue bound: every message sent to it is returned.
+      channel.exchangeDeclare(unroutable, BuiltinExchangeType.TOPIC, false, false, null);
+      try {
+        String id =
+            dsl.transactionResult(tx -> outbox.write(tx.dsl(), "agg-0", unroutable, payload(0, 0)));
+        closeLater(
+                relay()
+                    .maxAttempts(3)
+                    .asyncHandler(unroutable, publisher(TestBrokers.RABBITMQ_PORT))
+                    .build())
+            .start();
+
+        awaitNothingPending(Duration.ofSeconds(30));
+
+        assertDeadWithReason(id, "312 NO_ROUTE");
+        assertThat(admin.message(id).orElseThrow().attempts()).isEqualTo(3);
+      } finally {
+        channel.exchangeDelete(unroutable);
+      }
+    }
+  }
+
+  @Test
+  void aNackedMessageIsRetriedThenDeadLetteredWithTheBrokersReason() throws Exception {
+    String full = "outbox-test-full-" + UUID.randomUUID();
+    try (Connection c =
+            RabbitConsumer.factory(TestBrokers.RABBITMQ_PORT).newConnection("outbox-test-setup");
+        Channel channel = c.createChannel()) {
+      // A queue that takes no message and rejects publishes to it: the broker nacks them.
+      channel.exchangeDeclare(full, BuiltinExchangeType.TOPIC, false, false, null);
+      channel.queueDeclare(
+          full, false, false, false, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+      channel.queueBind(full, full, "#");
+      try {
+        String id =
+            dsl.transactionResult(tx -> outbox.write(tx.dsl(), "agg-0", full, payload(0, 0)));
+        closeLater(
+                relay()
+                    .maxAttempts(3)
+                    .asyncHandler(full, publisher(TestBrokers.RABBITMQ_PORT))
+                    .build())
+            .start();
+
+        awaitNothingPending(Duration.ofSeconds(30));
+
+        assertDeadWithReason(id, "RabbitMQ nacked the message");
+        assertThat(admin.message(id).orElseThrow().attempts()).isEqualTo(3);
+      } finally {
+        channel.queueDelete(full);
+        channel.exchangeDelete(full);
+      }
+    }
+  }
+}

@@ -1,0 +1,331 @@
+package dev.jooqoutbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.Resolution;
+import dev.jooqoutbox.ResolutionConflictException;
+import dev.jooqoutbox.testing.TestDatabase;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What becomes of an outcome-unknown message: a reconciler asked with backoff, a reconciler that
+ * throws, an operator's resolution (idempotent when repeated, refused when it conflicts, settled
+ * once under concurrency), a remote reference learned later, and the gauge.
+ */
+abstract class ReconciliationContract extends RelayContractSupport {
+
+  ReconciliationContract(TestDatabase.Kind kind) {
+    super(kind);
+  }
+
+  /** A relay whose handler reports every message of "payments" with id in {@code unknown}. */
+  OutboxRelay.Builder payments(List<String> unknown, List<String> delivered) {
+    return relay()
+        .handler(
+            "payments",
+            m -> {
+              delivered.add(m.id());
+              if (unknown.remove(m.id())) {
+                throw new OutcomeUnknownException("timed out", null, null);
+              }
+            });
+  }
+
+  @Test
+  void aReconcilerIsAskedWithBackoffAndItsAnswerUnblocksTheAggregate() {
+    String charge = write("card-1", "payments", Map.of("n", 1));
+    String after = write("card-1", "payments", Map.of("n", 2));
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    List<Duration> askedAt = new CopyOnWriteArrayList<>();
+    AtomicInteger answers = new AtomicInteger();
+    OutboxRelay relay =
+        closeLater(
+            payments(new ArrayList<>(List.of(charge)), delivered)
+                .reconcileBackoff(Duration.ofSeconds(10), Duration.ofMinutes(1))
+                .reconciler(
+                    "payments",
+                    (m, ref) -> {
+                      askedAt.add(Duration.between(START, clock.instant()));
+                      return answers.incrementAndGet() < 3
+                          ? Reconciliation.stillUnknown("ref-" + answers.get())
+                          : Reconciliation.sent();
+                    })
+                .build());
+
+    relay.drainOnce(100);
+    assertThat(relay.reconcileOnce()).isZero();
+    // Asked 10 s after, then after as long again as it has been unknown: 20 s, 40 s.
+    for (int second = 1; second <= 45; second++) {
+      clock.advance(Duration.ofSeconds(1));
+      relay.reconcileOnce();
+      relay.drainOnce(100);
+    }
+    assertThat(askedAt)
+        .containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(40));
+    assertThat(row(charge).getSentAt()).isEqualTo(START.plusSeconds(40));
+    assertThat(row(charge).getRemoteRef())
+        .as("the first reference learned is kept")
+        .isEqualTo("ref-1");
+    assertThat(row(charge).getResolution()).isEqualTo("sent");
+    assertThat(delivered).containsExactly(charge, after);
+  }
+
+  @Test
+  void aReconcilerCanDeadLetterWithItsReasonAndItsAnswersAreCounted() {
+    String charge = write("card-1", "payments", Map.of("n", 1));
+    String after = write("card-1", "payments", Map.of("n", 2));
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    AtomicInteger asked = new AtomicInteger();
+    OutboxRelay relay =
+        closeLater(
+            payments(new ArrayList<>(List.of(charge)), delivered)
+                .meterRegistry(registry)
+                .reconcileBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                .reconciler(
+                    "payments",
+                    (m, ref) -> {
+                      switch (asked.incrementAndGet()) {
+                        case 1 -> throw new IllegalStateException("lookup down");
+                        case 2 -> {
+                          return Reconciliation.stillUnknown();
+                        }
+                        default -> {
+                          return Reconciliation.dead("gateway says it failed");
+                        }
+                      }
+                    })
+                .build());
+
+    relay.drainOnce(100);
+    for (int second = 1; second <= 3; second++) {
+      clock.advance(Duration.ofSeconds(1));
+      relay.reconcileOnce();
+    }
+    relay.drainOnce(100);
+
+    assertThat(asked.get()).isEqualTo(3);
+    assertThat(row(charge).getDeadAt()).isEqualTo(START.plusSeconds(3));
+    assertThat(row(charge).getLastError()).isEqualTo("reconciled dead: gateway says it failed");
+    assertThat(row(charge).getResolution()).isEqualTo("dead");
+    assertThat(delivered).containsExactly(charge, after);
+    for (String result : List.of("error", "unknown", "dead")) {
+      var counter =
+          registry
+              .find("outbox.relay.reconciled")
+              .tag("topic", "payments")
+              .tag("result", result)
+              .counter();
+      assertThat(counter).as(result).isNotNull();
+      assertThat(counter.count()).as(result).isEqualTo(1);
+    }
+    assertThat(RelayLeaseAndShutdownContract.counter(registry, "unknown", "payments")).isEqualTo(1);
+  }
+
+  @Test
+  void aReconcilerThatThrowsIsAskedAgainLaterAndTheRelayKeepsDelivering() {
+    String charge = write("card-1", "payments", Map.of("n", 1));
+    String after = write("card-1", "payments", Map.of("n", 2));
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    AtomicInteger asked = new AtomicInteger();
+    OutboxRelay relay =
+        closeLater(
+            OutboxRelay.builder(dsl)
+                .clock(Clock.systemUTC())
+                .listen(false)
+                .pollInterval(Duration.ofMillis(20))
+                .maxRun(1)
+                .handler(
+                    "payments",
+                    m -> {
+                      delivered.add(m.id());
+                      if (m.id().equals(charge)
+                          && !delivered.subList(0, delivered.size() - 1).contains(charge)) {
+                        throw new OutcomeUnknownException("timed out", "ref", null);
+                      }
+                    })
+                .reconcileBackoff(Duration.ofMillis(50), Duration.ofMillis(100))
+                .reconciler(
+                    "payments",
+                    (m, ref) -> {
+                      if (asked.incrementAndGet() <= 2) {
+                        throw new IllegalStateException("remote lookup down");
+                      }
+                      return Reconciliation.retry();
+                    })
+                .build());
+    relay.start();
+    List<String> others = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      others.add(write("other-" + i, "payments", Map.of("n", i)));
+    }
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> delivered.containsAll(others));
+    await().atMost(Duration.ofSeconds(30)).until(() -> row(after).getSentAt() != null);
+    assertThat(asked.get()).isEqualTo(3);
+    assertThat(delivered.stream().filter(charge::equals).count()).as("retried once").isEqualTo(2);
+    assertThat(delivered.indexOf(after)).isGreaterThan(delivered.lastIndexOf(charge));
+    assertThat(row(charge).getSentAt()).isNotNull();
+  }
+
+  @Test
+  void anOperatorResolvesByHandRepeatsAreAcceptedAndAConflictIsRefused() {
+    String sent = write("card-1", "payments", Map.of("n", 1));
+    String retried = write("card-2", "payments", Map.of("n", 2));
+    String dead = write("card-3", "payments", Map.of("n", 3));
+    String behindDead = write("card-3", "payments", Map.of("n", 4));
+    String never = write("card-4", "payments", Map.of("n", 5));
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    OutboxRelay relay =
+        closeLater(
+            payments(new ArrayList<>(List.of(sent, retried, dead)), delivered)
+                .maxAttempts(1)
+                .build());
+    relay.drainOnce(100);
+    OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
+    assertThat(admin.unknownCount()).isEqualTo(3);
+
+    assertThat(admin.resolve(sent, Resolution.SENT)).isTrue();
+    assertThat(admin.resolve(retried, Resolution.RETRY)).isTrue();
+    assertThat(admin.resolve(dead, Resolution.DEAD)).isTrue();
+    assertThat(admin.resolve(sent, Resolution.SENT)).as("the same again").isFalse();
+    assertThat(admin.resolve(dead, Resolution.DEAD)).isFalse();
+    assertThatThrownBy(() -> admin.resolve(sent, Resolution.DEAD))
+        .isInstanceOf(ResolutionConflictException.class)
+        .hasMessageContaining("cannot resolve outbox message " + sent + " as dead")
+        .hasMessageContaining("resolved as sent");
+    assertThatThrownBy(() -> admin.resolve(never, Resolution.SENT))
+        .isInstanceOf(ResolutionConflictException.class)
+        .hasMessageContaining("never resolved");
+    assertThatThrownBy(() -> admin.resolve("no-such-id", Resolution.SENT))
+        .isInstanceOf(ResolutionConflictException.class)
+        .hasMessageContaining("no outbox message has id no-such-id");
+
+    relay.drainOnce(100);
+    assertThat(row(sent).getSentAt()).isEqualTo(START);
+    assertThat(row(dead).getDeadAt()).isEqualTo(START);
+    assertThat(row(dead).getLastError()).contains("resolved dead by hand");
+    // Retried at once, as attempt 1 again although maxAttempts is 1: the unknown one did not count.
+    assertThat(row(retried).getSentAt()).isNotNull();
+    assertThat(row(retried).getAttempts()).isEqualTo(1);
+    assertThat(row(behindDead).getSentAt()).as("the dead one no longer blocks").isNotNull();
+    assertThat(delivered.stream().filter(retried::equals).count()).isEqualTo(2);
+    assertThat(admin.unknownCount()).isZero();
+  }
+
+  @Test
+  void concurrentResolutionsOfOneMessageSettleItOnce() throws Exception {
+    OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
+    for (int round = 0; round < 5; round++) {
+      String id = write("card-" + round, "payments", Map.of("n", round));
+      closeLater(payments(new ArrayList<>(List.of(id)), new ArrayList<>()).build()).drainOnce(100);
+      int resolvers = 8;
+      CountDownLatch go = new CountDownLatch(1);
+      ExecutorService pool = Executors.newFixedThreadPool(resolvers);
+      List<Future<String>> results = new ArrayList<>();
+      for (int i = 0; i < resolvers; i++) {
+        Resolution how = Resolution.values()[i % 3];
+        results.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  try {
+                    return admin.resolve(id, how) ? "won " + how : "again " + how;
+                  } catch (ResolutionConflictException refused) {
+                    return "refused " + how;
+                  }
+                }));
+      }
+      go.countDown();
+      List<String> outcomes = new ArrayList<>();
+      for (Future<String> f : results) {
+        outcomes.add(f.get());
+      }
+      pool.shutdown();
+      List<String> won = outcomes.stream().filter(o -> o.startsWith("won")).toList();
+      assertThat(won).as("winners among %s", outcomes).hasSize(1);
+      Resolution winner = Resolution.valueOf(won.get(0).substring(4));
+      for (String o : outcomes) {
+        Resolution how = Resolution.valueOf(o.substring(o.indexOf(' ') + 1));
+        if (!o.startsWith("won")) {
+          assertThat(o).isEqualTo((how == winner ? "again " : "refused ") + how);
+        }
+      }
+      var r = row(id);
+      assertThat(r.getResolution()).isEqualTo(winner.name().toLowerCase());
+      assertThat(r.getSentAt() != null).isEqualTo(winner == Resolution.SENT);
+      assertThat(r.getDeadAt() != null).isEqualTo(winner == Resolution.DEAD);
+      assertThat(r.getOutcomeUnknownAt()).isNull();
+    }
+  }
+
+  @Test
+  void aRemoteReferenceLearnedLaterIsAddedAndNeverReplaced() {
+    String id = write("card-1", "payments", Map.of("n", 1));
+    closeLater(payments(new ArrayList<>(List.of(id)), new ArrayList<>()).build()).drainOnce(100);
+    OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
+    assertThat(row(id).getRemoteRef()).isNull();
+
+    assertThat(admin.addRemoteRef(id, "ch_1")).isTrue();
+    assertThat(admin.addRemoteRef(id, "ch_2")).isTrue();
+    assertThat(admin.addRemoteRef("no-such-id", "ch_3")).isFalse();
+
+    assertThat(row(id).getRemoteRef()).isEqualTo("ch_1");
+    assertThat(admin.unknownOutcomes(5).get(0).remoteRef()).isEqualTo("ch_1");
+  }
+
+  @Test
+  void theUnknownCountCountsPastItsStepSize() {
+    int many = 2 * 1000 + 1; // the count reads the unknown index 1000 rows a step
+    dsl.transaction(
+        tx -> {
+          for (int i = 0; i < many; i++) {
+            outbox.write(tx.dsl(), "card-" + i, "payments", Map.of("n", i));
+          }
+        });
+    // Marked directly: how they became unknown is not what this test is about.
+    dsl.update(dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE)
+        .set(dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE.OUTCOME_UNKNOWN_AT, START)
+        .execute();
+    OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
+    assertThat(admin.unknownCount()).isEqualTo(many);
+    assertThat(admin.stats().unknown()).isEqualTo(many);
+  }
+
+  @Test
+  void theUnknownGaugeCountsOutcomeUnknownMessages() {
+    write("card-1", "payments", Map.of("n", 1));
+    String unknown = write("card-2", "payments", Map.of("n", 2));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    OutboxRelay relay =
+        closeLater(
+            payments(new ArrayList<>(List.of(unknown)), new CopyOnWriteArrayList<>())
+                .meterRegistry(registry)
+                .gaugeInterval(Duration.ofMillis(50))
+                .build());
+    relay.start();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              Gauge gauge = registry.find("outbox.unknown").gauge();
+              return gauge != null && gauge.value() == 1.0;
+            });
+  }
+}
