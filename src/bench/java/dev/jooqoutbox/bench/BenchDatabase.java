@@ -301,6 +301,21 @@ final class BenchDatabase implements AutoCloseable {
         "SELECT COUNT(*) FROM outbox_message WHERE sent_at IS NULL AND dead_at IS NULL");
   }
 
+  /** The first column of every row of {@code sql} (a query of ours, never input). */
+  List<String> queryStrings(String sql) {
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      List<String> values = new ArrayList<>();
+      while (rs.next()) {
+        values.add(rs.getString(1));
+      }
+      return values;
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
   long queryLong(String sql) {
     try (Connection c = DriverManager.getConnection(url);
         Statement s = c.createStatement();

@@ -23,7 +23,7 @@ public final class BenchMain {
 
   /** Groups that measure something only PostgreSQL has, or that the issue asks of it alone. */
   private static final Set<String> POSTGRES_ONLY =
-      Set.of("notify", "gruelbox", "memory", "publish");
+      Set.of("notify", "gruelbox", "memory", "deep", "publish");
 
   private BenchMain() {}
 
@@ -77,9 +77,13 @@ public final class BenchMain {
             case "latency" -> LatencyBench.run(database, opts, r);
             case "gruelbox" -> GruelboxBench.run(database, opts, r);
             case "memory" -> MemoryBench.run(database, opts, r);
+            case "deep" -> DeepDrainBench.run(database, opts, r);
             case "publish" -> PublishBench.run(database, opts, r);
             default -> throw new IllegalStateException(group);
           }
+          // Each group keeps the commit it measured: a later run overwrites the machine block.
+          r.info("gitHead", machine.get("gitHead"));
+          r.info("uncommittedInSrcMain", machine.get("uncommittedInSrcMain"));
           results.group(db, r.finish(), argLine);
           results.write();
           System.out.printf(

@@ -23,10 +23,15 @@ record BenchOptions(
     int rate,
     int gruelboxSize,
     int memorySize,
+    List<int[]> drainGrid,
+    List<DrainBench.Engine> drainEngines,
+    List<Integer> deepSizes,
+    int deepMaxInFlight,
     int publishSize) {
 
   static final List<String> ALL_GROUPS =
-      List.of("write", "notify", "drain", "claim", "latency", "gruelbox", "memory", "publish");
+      List.of(
+          "write", "notify", "drain", "claim", "latency", "gruelbox", "memory", "deep", "publish");
 
   static final String USAGE =
       """
@@ -38,15 +43,22 @@ record BenchOptions(
         --grid-reps N         repetitions of the drain grid outside its headline row
                               (1000 aggregates, batch 100, which gets --reps; default 1)
         --out DIR             results.json, results.md, chart.svg, plans/ (default docs/bench)
-        --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory,publish
+        --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory,deep,
+                              publish
         --write-seconds S     measuring window of one write variant (default 5)
         --drain-seconds S     time box of one drain run (default 8)
+        --drain-grid a:b,...  drain configurations, aggregates:batch
+                              (default 1000:10,1000:100,1000:500,10:10,10:100,10:500)
+        --drain-engines e,... relay1,repo1,sql1,relay4,sql4,hung1 (default all)
         --sent a,b,c          sent rows awaiting purge for the claim figure (default 0,100000,1000000)
         --pending N           pending rows for the claim figure (default 10000)
         --latency-seconds S   steady-rate window of the latency figure (default 10)
         --rate R              messages per second of the latency figure (default 1000)
         --gruelbox-size N     backlog of the drain comparison with gruelbox (default 30000)
         --memory-size N       backlog the -Xmx128m child drains (default 1000000)
+        --deep-size N,...     backlogs of the deep drain, 1000 aggregates (default 1000000)
+        --deep-max-in-flight N  the deep drain's relay maxInFlight (a diagnostic; default: the
+                              relay's default)
         --publish-size N      messages per run of the publish figure, per broker (default 20000);
                               needs RabbitMQ on 127.0.0.1:5672 and NATS JetStream on :4222
         --smoke               tiny sizes and windows: checks that every figure runs, in seconds
@@ -68,6 +80,10 @@ record BenchOptions(
     int rate = 1000;
     int gruelboxSize = 30_000;
     int memorySize = 1_000_000;
+    List<int[]> drainGrid = grid("1000:10,1000:100,1000:500,10:10,10:100,10:500");
+    List<DrainBench.Engine> drainEngines = List.of(DrainBench.Engine.values());
+    List<Integer> deepSizes = List.of(1_000_000);
+    int deepMaxInFlight = 0; // 0: the relay's default
     int publishSize = 20_000;
     Set<String> explicit = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
@@ -116,6 +132,16 @@ record BenchOptions(
         case "--rate" -> rate = positive(a, v);
         case "--gruelbox-size" -> gruelboxSize = positive(a, v);
         case "--memory-size" -> memorySize = positive(a, v);
+        case "--drain-grid" -> drainGrid = grid(v);
+        case "--drain-engines" -> drainEngines = engines(v);
+        case "--deep-max-in-flight" -> deepMaxInFlight = positive(a, v);
+        case "--deep-size" -> {
+          List<Integer> list = new ArrayList<>();
+          for (String d : v.split(",")) {
+            list.add(positive(a, d.trim()));
+          }
+          deepSizes = List.copyOf(list);
+        }
         case "--publish-size" -> publishSize = positive(a, v);
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
@@ -135,6 +161,7 @@ record BenchOptions(
       rate = explicit.contains("--rate") ? rate : 200;
       gruelboxSize = explicit.contains("--gruelbox-size") ? gruelboxSize : 300;
       memorySize = explicit.contains("--memory-size") ? memorySize : 3_000;
+      deepSizes = explicit.contains("--deep-size") ? deepSizes : List.of(3_000);
       publishSize = explicit.contains("--publish-size") ? publishSize : 500;
     }
     return new BenchOptions(
@@ -153,7 +180,41 @@ record BenchOptions(
         rate,
         gruelboxSize,
         memorySize,
+        List.copyOf(drainGrid),
+        List.copyOf(drainEngines),
+        deepSizes,
+        deepMaxInFlight,
         publishSize);
+  }
+
+  private static List<int[]> grid(String value) {
+    List<int[]> grid = new ArrayList<>();
+    for (String pair : value.split(",")) {
+      String[] ab = pair.trim().split(":");
+      if (ab.length != 2) {
+        throw new IllegalArgumentException(
+            "--drain-grid needs aggregates:batch pairs, was " + pair);
+      }
+      grid.add(new int[] {positive("--drain-grid", ab[0]), positive("--drain-grid", ab[1])});
+    }
+    return grid;
+  }
+
+  private static List<DrainBench.Engine> engines(String value) {
+    List<DrainBench.Engine> engines = new ArrayList<>();
+    for (String key : value.split(",")) {
+      DrainBench.Engine found = null;
+      for (DrainBench.Engine e : DrainBench.Engine.values()) {
+        if (e.key.equals(key.trim())) {
+          found = e;
+        }
+      }
+      if (found == null) {
+        throw new IllegalArgumentException("--drain-engines: unknown engine " + key);
+      }
+      engines.add(found);
+    }
+    return engines;
   }
 
   boolean runs(String group) {

@@ -28,21 +28,14 @@ final class MemoryBench {
     db.analyze("outbox_message");
     System.out.printf("  loaded %,d pending rows in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
 
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add(HEAP);
-    command.add("-XX:+ExitOnOutOfMemoryError");
-    String logback = System.getProperty("logback.configurationFile");
-    if (logback != null) {
-      command.add("-Dlogback.configurationFile=" + logback);
-    }
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(MemoryChild.class.getName());
-    command.add(db.url());
-    command.add(Integer.toString(n));
     long timeoutSeconds = Math.max(60, n / 200);
-    command.add(Long.toString(timeoutSeconds));
+    List<String> command =
+        childJvm(
+            List.of(HEAP, "-XX:+ExitOnOutOfMemoryError"),
+            MemoryChild.class,
+            db.url(),
+            Integer.toString(n),
+            Long.toString(timeoutSeconds));
 
     try {
       Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -107,5 +100,21 @@ final class MemoryBench {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
     }
+  }
+
+  /** The command line of a child JVM on the harness's class path and logging configuration. */
+  static List<String> childJvm(List<String> jvmOptions, Class<?> main, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    String logback = System.getProperty("logback.configurationFile");
+    if (logback != null) {
+      command.add("-Dlogback.configurationFile=" + logback);
+    }
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    return command;
   }
 }

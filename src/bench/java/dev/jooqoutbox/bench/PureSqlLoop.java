@@ -1,7 +1,6 @@
 package dev.jooqoutbox.bench;
 
 import dev.jooqoutbox.bench.BenchDatabase.Kind;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,38 +8,78 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
- * The pure-SQL limit of figure 2: the relay's claim-and-mark cycle written by hand as plain JDBC on
- * one held connection, with no relay around it (no handler threads, no jOOQ, no message objects).
- * The statements are the repository's (as of commit 73724f9): the same two claim passes (the oldest
- * pending message of its aggregate among the oldest pending rows in {@code seq} order; when that
- * falls short, the heads found by a skip scan over the aggregates), the same readiness rule, the
- * same per-dialect locking, and one mark-sent statement per batch guarded by the claim token. It is
- * the baseline the relay's throughput is divided by, never library code; when the repository's
- * claim changes, this must follow.
+ * The pure-SQL limit of figure 2: the repository's claim-and-mark cycle written by hand as plain
+ * JDBC on one held connection, with no relay around it (no handler threads, no jOOQ, no message
+ * objects). The statements are the ones the repository sends (as of the claim with runs and a
+ * floor, ClaimQueries/MessageClaimer/ClaimFloor on main at 61df062), in the same order:
+ *
+ * <ol>
+ *   <li>at most once a second (longer when it is slow), the floor: the oldest pending seq, used one
+ *       refresh later, as {@code ClaimFloor} does;
+ *   <li>in the dialect's claim transaction (PostgreSQL autocommit, MariaDB READ COMMITTED, SQLite
+ *       {@code BEGIN IMMEDIATE}): the runs of up to {@code maxRun} messages per aggregate among the
+ *       oldest {@code max(4 x batch, 200)} pending rows from the floor on (window functions over a
+ *       derived table read through the pending index, the head probe per aggregate);
+ *   <li>the lease of those rows (re-checked as ready, skip-locked), and the release of any run rows
+ *       after one it could not lease;
+ *   <li>when that fell short of the batch: the skip scan over aggregate heads and the lease of the
+ *       ready ones;
+ *   <li>one token-guarded mark-sent of the whole batch, with the seqs as an {@code IN} list.
+ * </ol>
+ *
+ * <p>It is the baseline the relay's throughput is divided by, never library code; when the
+ * repository's claim changes, this must follow.
  */
 final class PureSqlLoop implements AutoCloseable {
 
-  // The repository's first pass: the oldest pending message of its aggregate (a correlated probe
-  // of the (aggregate, seq) pending index), among the oldest max(4 x batch, 200) pending rows only.
-  private static final String READY =
-      " FROM outbox_message o WHERE o.sent_at IS NULL AND o.dead_at IS NULL"
-          + " AND o.available_at <= ? AND (o.locked_until IS NULL OR o.locked_until <= ?)"
-          + " AND o.topic = ?"
-          + " AND o.seq < COALESCE((SELECT w.seq FROM outbox_message w"
-          + " WHERE w.sent_at IS NULL AND w.dead_at IS NULL ORDER BY w.seq LIMIT 1 OFFSET ?),"
-          + " 9223372036854775807)"
-          + " AND o.seq = (SELECT older.seq FROM outbox_message older"
-          + " WHERE older.aggregate = o.aggregate"
-          + " AND older.sent_at IS NULL AND older.dead_at IS NULL ORDER BY older.seq LIMIT 1)"
-          + " ORDER BY o.seq LIMIT ?";
+  /** The relay's default {@code maxRun}: the loop claims runs as long as the relay's. */
+  static final int MAX_RUN = 10;
+
+  private static final String PENDING = "o.sent_at IS NULL AND o.dead_at IS NULL";
+  private static final String READY_RULE =
+      "o.sent_at IS NULL AND o.dead_at IS NULL AND o.available_at <= ?"
+          + " AND (o.locked_until IS NULL OR o.locked_until <= ?) AND o.topic IN (?)";
+
+  // The floor's refresh: the oldest pending seq, or one past the newest row.
+  private static final String FLOOR =
+      "SELECT COALESCE((SELECT o.seq FROM %s WHERE "
+          + PENDING
+          + " ORDER BY o.seq LIMIT 1), (SELECT max(a.seq) + 1 FROM outbox_message a))";
+
+  // The first pass: the runs among the oldest pending rows from the floor on (ClaimQueries.runs).
+  private static final String RUNS =
+      "SELECT c.seq, c.aggregate FROM (SELECT r.seq, r.aggregate, r.first_seq FROM ("
+          + "SELECT w.seq, w.aggregate,"
+          + " row_number() OVER (PARTITION BY w.aggregate ORDER BY w.seq) AS run_pos,"
+          + " min(w.ready) OVER (PARTITION BY w.aggregate ORDER BY w.seq) AS all_ready,"
+          + " min(w.seq) OVER (PARTITION BY w.aggregate) AS first_seq FROM ("
+          + "SELECT o.seq, o.aggregate, CASE WHEN ("
+          + READY_RULE
+          + ") THEN 1 ELSE 0 END AS ready FROM %s WHERE "
+          + PENDING
+          + " AND o.seq >= ? ORDER BY o.seq LIMIT ?) w) r"
+          + " WHERE r.run_pos <= ? AND r.all_ready = 1 ORDER BY r.seq LIMIT ?) c"
+          + " WHERE c.first_seq = (SELECT older.seq FROM outbox_message older"
+          + " WHERE older.aggregate = c.aggregate AND older.sent_at IS NULL"
+          + " AND older.dead_at IS NULL ORDER BY older.seq LIMIT 1)"
+          + " ORDER BY c.seq LIMIT ?";
+
+  // Which of the given seqs are ready (ClaimQueries.readyAmong): the lease's candidates.
+  private static final String READY_AMONG =
+      "SELECT o.seq FROM outbox_message o WHERE "
+          + READY_RULE
+          + " AND o.seq IN (%s) ORDER BY o.seq LIMIT ?";
 
   // The second pass, when the first came back short: the heads of up to max(10 x batch, 1000)
-  // aggregates by a skip scan of the pending (aggregate, seq) index, then the ready ones of them.
+  // aggregates by a skip scan of the pending (aggregate, seq) index.
   private static final String HEADS_RECURSIVE =
       "WITH RECURSIVE agg(aggregate, depth) AS ("
           + " SELECT (SELECT min(f.aggregate) FROM outbox_message f"
@@ -58,188 +97,242 @@ final class PureSqlLoop implements AutoCloseable {
   private static final String HEADS_GROUP_BY =
       "SELECT min(h.seq) FROM outbox_message h WHERE h.sent_at IS NULL AND h.dead_at IS NULL"
           + " GROUP BY h.aggregate LIMIT ?";
-  private static final String READY_AMONG =
-      " FROM outbox_message o WHERE o.sent_at IS NULL AND o.dead_at IS NULL"
-          + " AND o.available_at <= ? AND (o.locked_until IS NULL OR o.locked_until <= ?)"
-          + " AND o.topic = ? AND o.seq IN (%s) ORDER BY o.seq LIMIT ?";
 
   private static final String COLUMNS =
       "seq, id, aggregate, topic, payload, headers, attempts, created_at";
   private static final String LEASE =
       "UPDATE outbox_message SET claim_token = ?, locked_until = ?, attempts = attempts + 1";
+  private static final String RELEASE =
+      "UPDATE outbox_message SET claim_token = NULL, locked_until = NULL, attempts = attempts - 1"
+          + " WHERE seq IN (%s)";
   private static final String MARK =
-      "UPDATE outbox_message SET sent_at = ?, claim_token = NULL, locked_until = NULL,"
-          + " last_error = NULL WHERE ";
+      "UPDATE outbox_message SET claim_token = NULL, locked_until = NULL, sent_at = ?,"
+          + " last_error = NULL WHERE seq IN (%s)";
   private static final String OWNED =
       " AND claim_token = ? AND sent_at IS NULL AND dead_at IS NULL";
 
   private final Kind kind;
   private final int batch;
+  private final int maxRun;
   private final int window;
   private final int headBound;
+  private final String pendingTable;
   private final Connection connection;
   private final long leaseMillis = 30_000;
 
-  PureSqlLoop(Kind kind, DataSource ds, int batch) throws SQLException {
+  // ClaimFloor's state: the floor is the observation of one refresh earlier.
+  private long floor = Long.MIN_VALUE;
+  private long observed = Long.MIN_VALUE;
+  private long refreshedAt;
+  private long refreshPeriod = TimeUnit.SECONDS.toNanos(1);
+  private boolean refreshed;
+
+  PureSqlLoop(Kind kind, DataSource ds, int batch, int maxRun) throws SQLException {
     this.kind = kind;
     this.batch = batch;
+    this.maxRun = maxRun;
     this.window = Math.max(4 * batch, 200);
     this.headBound = Math.max(10 * batch, 1000);
+    // The dialect's pendingInSeqOrder: the hint that keeps the window on the pending index.
+    this.pendingTable =
+        switch (kind) {
+          case POSTGRESQL -> "outbox_message o";
+          case MARIADB -> "outbox_message o FORCE INDEX (ix_outbox_message_pending)";
+          case SQLITE -> "outbox_message AS o INDEXED BY ix_outbox_message_pending";
+        };
     this.connection = ds.getConnection();
-    if (kind == Kind.MARIADB) {
-      connection.setAutoCommit(false);
-      connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-    } else {
-      connection.setAutoCommit(true);
-    }
+    connection.setAutoCommit(true);
   }
 
   /** One claim of up to a batch, then one mark-sent; returns how many were marked. */
   int cycle() throws SQLException {
     String token = UUID.randomUUID().toString();
     long now = System.currentTimeMillis();
-    List<Long> seqs =
-        switch (kind) {
-          case POSTGRESQL -> claimPostgres(token, now);
-          case MARIADB -> claimMariaDb(token, now);
-          case SQLITE -> claimSqlite(token, now);
-        };
+    long from = floor();
+    List<Long> seqs = claim(token, now, from);
     if (seqs.isEmpty()) {
       return 0;
     }
     return markSent(token, seqs, System.currentTimeMillis());
   }
 
-  private List<Long> claimPostgres(String token, long now) throws SQLException {
-    List<Long> seqs = new ArrayList<>();
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            LEASE
-                + " WHERE seq IN (SELECT o.seq"
-                + READY
-                + " FOR UPDATE SKIP LOCKED) RETURNING "
-                + COLUMNS)) {
-      bindLease(ps, token, now);
-      bindReady(ps, 3, now, batch);
-      seqs.addAll(readMessages(ps));
-    }
-    if (seqs.size() < batch) {
-      List<Long> heads = heads();
-      if (!heads.isEmpty()) {
-        try (PreparedStatement ps =
-            connection.prepareStatement(
-                LEASE
-                    + " WHERE seq IN (SELECT o.seq"
-                    + String.format(READY_AMONG, marks(heads.size()))
-                    + " FOR UPDATE SKIP LOCKED) RETURNING "
-                    + COLUMNS)) {
-          bindLease(ps, token, now);
-          bindAmong(ps, 3, now, heads, batch - seqs.size());
-          seqs.addAll(readMessages(ps));
-        }
+  /** ClaimFloor.current: refreshes at most every second (or 50x the refresh's own duration). */
+  private long floor() throws SQLException {
+    long now = System.nanoTime();
+    if (!refreshed || now - refreshedAt >= refreshPeriod) {
+      Long seen;
+      try (PreparedStatement ps = connection.prepareStatement(String.format(FLOOR, pendingTable));
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        long v = rs.getLong(1);
+        seen = rs.wasNull() ? null : v;
       }
+      long took = System.nanoTime() - now;
+      floor = observed;
+      observed = seen == null ? floor : seen;
+      refreshedAt = now;
+      refreshed = true;
+      refreshPeriod = Math.max(TimeUnit.SECONDS.toNanos(1), 50 * took);
     }
-    return seqs;
+    return floor;
   }
 
-  private List<Long> claimSqlite(String token, long now) throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      s.execute("BEGIN IMMEDIATE");
-      try {
-        List<Long> seqs = new ArrayList<>();
-        try (PreparedStatement ps =
-            connection.prepareStatement(
-                LEASE + " WHERE seq IN (SELECT o.seq" + READY + ") RETURNING " + COLUMNS)) {
-          bindLease(ps, token, now);
-          bindReady(ps, 3, now, batch);
-          seqs.addAll(readMessages(ps));
-        }
-        if (seqs.size() < batch) {
-          List<Long> heads = heads();
-          if (!heads.isEmpty()) {
-            try (PreparedStatement ps =
-                connection.prepareStatement(
-                    LEASE
-                        + " WHERE seq IN (SELECT o.seq"
-                        + String.format(READY_AMONG, marks(heads.size()))
-                        + ") RETURNING "
-                        + COLUMNS)) {
-              bindLease(ps, token, now);
-              bindAmong(ps, 3, now, heads, batch - seqs.size());
-              seqs.addAll(readMessages(ps));
-            }
-          }
-        }
-        s.execute("COMMIT");
-        return seqs;
-      } catch (SQLException | RuntimeException e) {
-        s.execute("ROLLBACK");
-        throw e;
-      }
-    }
-  }
-
-  private List<Long> claimMariaDb(String token, long now) throws SQLException {
+  /** Both passes in the dialect's claim transaction; the claimed seqs in seq order. */
+  private List<Long> claim(String token, long now, long from) throws SQLException {
+    begin();
     try {
-      List<Long> seqs = new ArrayList<>();
-      try (PreparedStatement ps =
-          connection.prepareStatement("SELECT o.seq" + READY + " FOR UPDATE SKIP LOCKED")) {
-        bindReady(ps, 1, now, batch);
-        seqs.addAll(readSeqs(ps));
-      }
-      lease(token, now, seqs);
-      if (seqs.size() < batch) {
+      List<Long> claimed = leaseRuns(token, now, from);
+      if (claimed.size() < batch) {
         List<Long> heads = heads();
         if (!heads.isEmpty()) {
-          List<Long> more;
-          try (PreparedStatement ps =
-              connection.prepareStatement(
-                  "SELECT o.seq"
-                      + String.format(READY_AMONG, marks(heads.size()))
-                      + " FOR UPDATE SKIP LOCKED")) {
-            bindAmong(ps, 1, now, heads, batch - seqs.size());
-            more = readSeqs(ps);
-          }
-          lease(token, now, more);
-          seqs.addAll(more);
+          claimed.addAll(lease(token, now, heads, batch - claimed.size()));
         }
       }
-      if (seqs.isEmpty()) {
-        connection.commit();
-        return seqs;
+      commit();
+      Collections.sort(claimed);
+      return claimed;
+    } catch (SQLException | RuntimeException e) {
+      rollback();
+      throw e;
+    }
+  }
+
+  private void begin() throws SQLException {
+    switch (kind) {
+      case POSTGRESQL -> {} // each lease is one statement in autocommit
+      case MARIADB -> {
+        connection.setAutoCommit(false);
+        try (Statement s = connection.createStatement()) {
+          s.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+        }
       }
-      List<Long> read;
+      case SQLITE -> {
+        try (Statement s = connection.createStatement()) {
+          s.execute("BEGIN IMMEDIATE");
+        }
+      }
+    }
+  }
+
+  private void commit() throws SQLException {
+    switch (kind) {
+      case POSTGRESQL -> {}
+      case MARIADB -> {
+        connection.commit();
+        connection.setAutoCommit(true);
+      }
+      case SQLITE -> {
+        try (Statement s = connection.createStatement()) {
+          s.execute("COMMIT");
+        }
+      }
+    }
+  }
+
+  private void rollback() throws SQLException {
+    switch (kind) {
+      case POSTGRESQL -> {}
+      case MARIADB -> {
+        connection.rollback();
+        connection.setAutoCommit(true);
+      }
+      case SQLITE -> {
+        try (Statement s = connection.createStatement()) {
+          s.execute("ROLLBACK");
+        }
+      }
+    }
+  }
+
+  /** The first pass: the runs, leased, each cut before a row it could not lease. */
+  private List<Long> leaseRuns(String token, long now, long from) throws SQLException {
+    List<Long> runSeqs = new ArrayList<>();
+    List<String> runAggregates = new ArrayList<>();
+    try (PreparedStatement ps = connection.prepareStatement(String.format(RUNS, pendingTable))) {
+      int i = bindReadyRule(ps, 1, now);
+      ps.setLong(i++, from);
+      ps.setInt(i++, window);
+      ps.setInt(i++, maxRun);
+      ps.setInt(i++, window);
+      ps.setInt(i, batch);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          runSeqs.add(rs.getLong(1));
+          runAggregates.add(rs.getString(2));
+        }
+      }
+    }
+    if (runSeqs.isEmpty()) {
+      return new ArrayList<>();
+    }
+    Set<Long> leased = new HashSet<>(lease(token, now, runSeqs, runSeqs.size()));
+    // RunCut: an aggregate keeps its rows before the first one not leased; the rest go back.
+    List<Long> kept = new ArrayList<>();
+    List<Long> cut = new ArrayList<>();
+    Set<String> broken = new HashSet<>();
+    for (int k = 0; k < runSeqs.size(); k++) {
+      long seq = runSeqs.get(k);
+      String aggregate = runAggregates.get(k);
+      if (!leased.contains(seq)) {
+        broken.add(aggregate);
+      } else if (broken.contains(aggregate)) {
+        cut.add(seq);
+      } else {
+        kept.add(seq);
+      }
+    }
+    if (!cut.isEmpty()) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(String.format(RELEASE, marks(cut.size())) + OWNED)) {
+        int i = bindSeqs(ps, 1, cut);
+        ps.setString(i, token);
+        ps.executeUpdate();
+      }
+    }
+    return kept;
+  }
+
+  /** The dialect's lease of the ready rows among {@code seqs}, at most {@code limit}. */
+  private List<Long> lease(String token, long now, List<Long> seqs, int limit) throws SQLException {
+    String candidates = String.format(READY_AMONG, marks(seqs.size()));
+    if (kind == Kind.MARIADB) {
+      List<Long> locked;
+      try (PreparedStatement ps =
+          connection.prepareStatement(candidates + " FOR UPDATE SKIP LOCKED")) {
+        int i = bindReadyRule(ps, 1, now);
+        i = bindSeqs(ps, i, seqs);
+        ps.setInt(i, limit);
+        locked = readSeqs(ps);
+      }
+      if (locked.isEmpty()) {
+        return locked;
+      }
+      try (PreparedStatement ps =
+          connection.prepareStatement(LEASE + " WHERE seq IN (" + marks(locked.size()) + ")")) {
+        bindLease(ps, token, now);
+        bindSeqs(ps, 3, locked);
+        ps.executeUpdate();
+      }
       try (PreparedStatement ps =
           connection.prepareStatement(
               "SELECT "
                   + COLUMNS
                   + " FROM outbox_message WHERE seq IN ("
-                  + marks(seqs.size())
+                  + marks(locked.size())
                   + ")")) {
-        for (int i = 0; i < seqs.size(); i++) {
-          ps.setLong(1 + i, seqs.get(i));
-        }
-        read = readMessages(ps);
+        bindSeqs(ps, 1, locked);
+        return readMessages(ps);
       }
-      connection.commit();
-      return read;
-    } catch (SQLException | RuntimeException e) {
-      connection.rollback();
-      throw e;
     }
-  }
-
-  private void lease(String token, long now, List<Long> seqs) throws SQLException {
-    if (seqs.isEmpty()) {
-      return;
-    }
+    String lock = kind == Kind.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "";
     try (PreparedStatement ps =
-        connection.prepareStatement(LEASE + " WHERE seq IN (" + marks(seqs.size()) + ")")) {
+        connection.prepareStatement(
+            LEASE + " WHERE seq IN (" + candidates + lock + ") RETURNING " + COLUMNS)) {
       bindLease(ps, token, now);
-      for (int i = 0; i < seqs.size(); i++) {
-        ps.setLong(3 + i, seqs.get(i));
-      }
-      ps.executeUpdate();
+      int i = bindReadyRule(ps, 3, now);
+      i = bindSeqs(ps, i, seqs);
+      ps.setInt(i, limit);
+      return readMessages(ps);
     }
   }
 
@@ -264,23 +357,18 @@ final class PureSqlLoop implements AutoCloseable {
     ps.setLong(2, now + leaseMillis);
   }
 
-  private void bindReady(PreparedStatement ps, int from, long now, int limit) throws SQLException {
+  private static int bindReadyRule(PreparedStatement ps, int from, long now) throws SQLException {
     ps.setLong(from, now);
     ps.setLong(from + 1, now);
     ps.setString(from + 2, BenchDatabase.TOPIC);
-    ps.setInt(from + 3, window);
-    ps.setInt(from + 4, limit);
+    return from + 3;
   }
 
-  private static void bindAmong(
-      PreparedStatement ps, int from, long now, List<Long> heads, int limit) throws SQLException {
-    ps.setLong(from, now);
-    ps.setLong(from + 1, now);
-    ps.setString(from + 2, BenchDatabase.TOPIC);
-    for (int i = 0; i < heads.size(); i++) {
-      ps.setLong(from + 3 + i, heads.get(i));
+  private static int bindSeqs(PreparedStatement ps, int from, List<Long> seqs) throws SQLException {
+    for (int i = 0; i < seqs.size(); i++) {
+      ps.setLong(from + i, seqs.get(i));
     }
-    ps.setInt(from + 3 + heads.size(), limit);
+    return from + seqs.size();
   }
 
   private static List<Long> readSeqs(PreparedStatement ps) throws SQLException {
@@ -294,7 +382,7 @@ final class PureSqlLoop implements AutoCloseable {
     return seqs;
   }
 
-  /** Reads every column, as a relay must to hand messages on; returns the seqs in order. */
+  /** Reads every column, as a relay must to hand messages on; returns the seqs. */
   private static List<Long> readMessages(PreparedStatement ps) throws SQLException {
     List<Long> seqs = new ArrayList<>();
     long checksum = 0;
@@ -314,36 +402,17 @@ final class PureSqlLoop implements AutoCloseable {
     if (checksum == Long.MIN_VALUE) {
       throw new IllegalStateException("unreachable; keeps the reads alive");
     }
-    Collections.sort(seqs);
     return seqs;
   }
 
   private int markSent(String token, List<Long> seqs, long now) throws SQLException {
-    int marked;
-    if (kind == Kind.POSTGRESQL) {
-      try (PreparedStatement ps = connection.prepareStatement(MARK + "seq = ANY (?)" + OWNED)) {
-        Array array = connection.createArrayOf("bigint", seqs.toArray());
-        ps.setLong(1, now);
-        ps.setArray(2, array);
-        ps.setString(3, token);
-        marked = ps.executeUpdate();
-        array.free();
-      }
-    } else {
-      try (PreparedStatement ps =
-          connection.prepareStatement(MARK + "seq IN (" + marks(seqs.size()) + ")" + OWNED)) {
-        ps.setLong(1, now);
-        for (int i = 0; i < seqs.size(); i++) {
-          ps.setLong(2 + i, seqs.get(i));
-        }
-        ps.setString(2 + seqs.size(), token);
-        marked = ps.executeUpdate();
-      }
-      if (kind == Kind.MARIADB) {
-        connection.commit();
-      }
+    try (PreparedStatement ps =
+        connection.prepareStatement(String.format(MARK, marks(seqs.size())) + OWNED)) {
+      ps.setLong(1, now);
+      int i = bindSeqs(ps, 2, seqs);
+      ps.setString(i, token);
+      return ps.executeUpdate();
     }
-    return marked;
   }
 
   private static String marks(int n) {

@@ -98,9 +98,8 @@ final class Recorder {
       String goalText,
       double threshold,
       boolean atLeast) {
-    ratios.add(
-        new RatioSpec(
-            id, label, numerator, denominator, new GoalSpec(goalText, threshold, atLeast)));
+    GoalSpec goal = goalText == null ? null : new GoalSpec(goalText, threshold, atLeast);
+    ratios.add(new RatioSpec(id, label, numerator, denominator, goal));
   }
 
   void info(String key, Object value) {
