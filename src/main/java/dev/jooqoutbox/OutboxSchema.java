@@ -130,9 +130,15 @@ public final class OutboxSchema {
 
   /** Writes the SQL that {@link #migrate} would run, without running it. */
   public static void printMigration(DataSource dataSource, Writer out) {
+    printMigration(dataSource, OutboxName.DEFAULT, out);
+  }
+
+  /** Writes the SQL that {@link #migrate(DataSource, OutboxName)} would run, without running it. */
+  public static void printMigration(DataSource dataSource, OutboxName name, Writer out) {
+    Objects.requireNonNull(name, "name");
     withLiquibase(
         dataSource,
-        OutboxName.DEFAULT,
+        name,
         true,
         liquibase -> liquibase.update(new Contexts(), new LabelExpression(), out));
   }
