@@ -115,6 +115,48 @@ abstract class NamedOutboxContract extends EmptyDatabasePerTest {
     assertThat(rows("inbox_message")).isEqualTo(1);
   }
 
+  /**
+   * A committed write wakes its own outbox's relay long before its 60 s poll: in this JVM through
+   * the transaction listener, and on PostgreSQL also through the outbox's own NOTIFY channel (the
+   * second relay listens; the write's transaction has no listener, so it notifies inside).
+   */
+  @Test
+  void aCommittedWriteWakesTheRelaysOfItsOwnOutbox() {
+    OutboxSchema.migrate(db.dataSource(), ALPHA);
+    OutboxSchema.migrate(db.dataSource(), BETA);
+    DSLContext listening =
+        DSL.using(dsl.configuration().deriveAppending(Outbox.transactionListener()));
+    Outbox alpha = Outbox.builder(listening).name(ALPHA).build();
+    Outbox beta = Outbox.builder(dsl).name(BETA).build();
+    List<String> alphaSeen = new CopyOnWriteArrayList<>();
+    List<String> betaSeen = new CopyOnWriteArrayList<>();
+    listening.transaction(tx -> alpha.write(tx.dsl(), "warm", "t", "{}"));
+    dsl.transaction(tx -> beta.write(tx.dsl(), "warm", "t", "{}"));
+    try (OutboxRelay a = slowRelay(ALPHA, alphaSeen);
+        OutboxRelay b = slowRelay(BETA, betaSeen)) {
+      a.start();
+      b.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> alphaSeen.size() == 1);
+      await().atMost(Duration.ofSeconds(30)).until(() -> betaSeen.size() == 1);
+
+      listening.transaction(tx -> alpha.write(tx.dsl(), "hot", "t", "{}"));
+      await().atMost(Duration.ofSeconds(30)).until(() -> alphaSeen.size() == 2);
+      if (kind == TestDatabase.Kind.POSTGRES) {
+        dsl.transaction(tx -> beta.write(tx.dsl(), "hot", "t", "{}"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> betaSeen.size() == 2);
+      }
+    }
+    assertThat(alphaSeen).containsExactly("warm", "hot");
+  }
+
+  private OutboxRelay slowRelay(OutboxName name, List<String> seen) {
+    return OutboxRelay.builder(db.dsl())
+        .name(name)
+        .pollInterval(Duration.ofSeconds(60))
+        .handler("t", m -> seen.add(m.aggregate()))
+        .build();
+  }
+
   @Test
   void invalidNamesAreRefusedWithTheRule() {
     for (String bad :

@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.naming;
 import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
+import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.schema.DefaultSchema;
 import org.jooq.Context;
@@ -81,6 +82,29 @@ public final class OutboxNaming {
       }
     }
     return OUTBOX_MESSAGE.getName();
+  }
+
+  /**
+   * The PostgreSQL notification channel of the outbox {@code settings} map to: {@link
+   * Outbox#NOTIFY_CHANNEL} for the default outbox, {@code jooq_outbox_<outbox table>} for a named
+   * one, so that a write wakes only the relays of its own outbox. An identifier built from a
+   * validated name (at most 12 + 27 + 15 = 54 characters), never from other input.
+   */
+  public static String notifyChannel(Settings settings) {
+    String table = outboxTable(settings);
+    return table.equals(OUTBOX_MESSAGE.getName())
+        ? Outbox.NOTIFY_CHANNEL
+        : Outbox.NOTIFY_CHANNEL + "_" + table;
+  }
+
+  /**
+   * The key under which relays and writers of {@code database} meet in this JVM for the outbox
+   * {@code settings} map to: the database alone for the default outbox (as before named outboxes
+   * existed), the database and the outbox table for a named one.
+   */
+  public static String wakeupKey(String database, Settings settings) {
+    String table = outboxTable(settings);
+    return table.equals(OUTBOX_MESSAGE.getName()) ? database : database + "#" + table;
   }
 
   /**
