@@ -46,6 +46,13 @@ final class OutboxSchemaInitializer {
               + " but the application's DSLContext is not built on a DataSource to migrate with;"
               + " include "
               + changelog
+              + (name.isDefault()
+                  ? ""
+                  : " (with the changelog parameter "
+                      + OutboxSchema.NAME_PARAMETER
+                      + "="
+                      + name.name()
+                      + ")")
               + " in your Liquibase changelog and set jooq-outbox.schema.migrate=never");
     }
     OutboxSchema.migrate(dataSource, name);
