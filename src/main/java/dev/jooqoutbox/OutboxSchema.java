@@ -122,9 +122,9 @@ public final class OutboxSchema {
           liquibase.update(new Contexts(), new LabelExpression());
         });
     if (applied.isEmpty()) {
-      log.info("{} schema is up to date", name);
+      log.info("{} is up to date", subject(name));
     } else {
-      log.info("{} schema: applied {} changesets: {}", name, applied.size(), applied);
+      log.info("{}: applied {} changesets: {}", subject(name), applied.size(), applied);
     }
   }
 
@@ -152,7 +152,12 @@ public final class OutboxSchema {
   public static void rollback(DataSource dataSource, OutboxName name, int changesets) {
     Objects.requireNonNull(name, "name");
     withLiquibase(dataSource, name, false, liquibase -> liquibase.rollback(changesets, null));
-    log.info("{} schema: rolled back the last {} changesets", name, changesets);
+    log.info("{}: rolled back the last {} changesets", subject(name), changesets);
+  }
+
+  /** What the log lines name: "outbox schema" as before named outboxes, or the named one's. */
+  private static String subject(OutboxName name) {
+    return name.isDefault() ? "outbox schema" : "schema of " + name;
   }
 
   /**
