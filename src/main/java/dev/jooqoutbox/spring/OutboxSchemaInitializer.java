@@ -33,7 +33,10 @@ final class OutboxSchemaInitializer {
         if (OutboxSchema.isMigrated(own, name)) {
           return false;
         }
-        log.info("jooq-outbox: the tables of the {} are missing; running {}", name, changelog);
+        log.info(
+            "jooq-outbox: {} missing; running {}",
+            name.isDefault() ? "the outbox tables are" : "the tables of " + name + " are",
+            changelog);
         break;
       case ALWAYS:
       default:
