@@ -1,5 +1,6 @@
 package dev.jooqoutbox;
 
+import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import java.sql.Connection;
 import java.time.Clock;
@@ -23,13 +24,23 @@ import org.jooq.DSLContext;
 public final class Inbox {
 
   private final Clock clock;
+  private final OutboxName name;
 
   public Inbox() {
     this(Clock.systemUTC());
   }
 
   public Inbox(Clock clock) {
+    this(clock, OutboxName.DEFAULT);
+  }
+
+  /**
+   * An inbox on the inbox table of the outbox {@code name} (see {@link OutboxName}): its records
+   * are apart from those of every other outbox, and purged by that outbox's relay.
+   */
+  public Inbox(Clock clock, OutboxName name) {
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.name = Objects.requireNonNull(name, "name");
   }
 
   /**
@@ -55,7 +66,8 @@ public final class Inbox {
           "Inbox.seen must run in the consumer's transaction, but the connection is in autocommit"
               + " mode");
     }
-    return !JooqOutboxRepository.recordSeen(tx, consumer, messageId, clock.instant());
+    return !JooqOutboxRepository.recordSeen(
+        OutboxNaming.apply(tx, name), consumer, messageId, clock.instant());
   }
 
   /**
@@ -80,7 +92,8 @@ public final class Inbox {
       DSLContext dsl, String consumer, String messageId, Consumer<DSLContext> work) {
     checkKeys(consumer, messageId);
     Objects.requireNonNull(work, "work");
-    return JooqOutboxRepository.runOnce(dsl, consumer, messageId, clock::instant, work);
+    return JooqOutboxRepository.runOnce(
+        OutboxNaming.apply(dsl, name), consumer, messageId, clock::instant, work);
   }
 
   private static void checkKeys(String consumer, String messageId) {

@@ -2,6 +2,7 @@ package dev.jooqoutbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.internal.tracing.Tracing;
@@ -67,6 +68,7 @@ public final class Outbox {
   public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
 
   private final DSLContext dsl;
+  private final OutboxName name;
   private final PayloadJson payloads;
   private final Clock clock;
   private final Supplier<String> ids;
@@ -75,12 +77,13 @@ public final class Outbox {
   private final Tracing tracing;
 
   private Outbox(Builder b) {
-    this.dsl = b.dsl;
-    this.repository = new JooqOutboxRepository(b.dsl, b.mapper);
+    this.name = b.name;
+    this.dsl = OutboxNaming.apply(b.dsl, b.name);
+    this.repository = new JooqOutboxRepository(this.dsl, b.mapper);
     this.payloads = new PayloadJson(b.mapper, b.maxPayloadBytes);
     this.clock = b.clock;
     this.ids = b.ids != null ? b.ids : new TimeOrderedIds(b.clock);
-    this.wakeup = b.notifyOnWrite ? new WriterWakeup(repository, b.dsl) : null;
+    this.wakeup = b.notifyOnWrite ? new WriterWakeup(repository, this.dsl) : null;
     this.tracing = Tracing.of(b.openTelemetry);
   }
 
@@ -190,8 +193,8 @@ public final class Outbox {
     }
 
     /** Writes inside {@code tx}; returns the message id. */
-    public String write(DSLContext tx) {
-      Objects.requireNonNull(tx, "tx");
+    public String write(DSLContext given) {
+      DSLContext tx = OutboxNaming.apply(Objects.requireNonNull(given, "tx"), name);
       MessageRules.checkAggregate(aggregate);
       MessageRules.checkTopic(topic);
       MessageRules.checkHeaders(headers);
@@ -254,6 +257,7 @@ public final class Outbox {
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private boolean notifyOnWrite = true;
     private Object openTelemetry; // an OpenTelemetry; Object keeps OpenTelemetry optional
+    private OutboxName name = OutboxName.DEFAULT;
 
     private Builder(DSLContext dsl) {
       this.dsl = Objects.requireNonNull(dsl, "dsl");
@@ -311,6 +315,15 @@ public final class Outbox {
      */
     public Builder openTelemetry(OpenTelemetry openTelemetry) {
       this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /**
+     * Which outbox of the database to write to (see {@link OutboxName}): also in a transaction
+     * given to {@code write(tx, ...)}. Default {@link OutboxName#DEFAULT}.
+     */
+    public Builder name(OutboxName name) {
+      this.name = Objects.requireNonNull(name, "name");
       return this;
     }
 

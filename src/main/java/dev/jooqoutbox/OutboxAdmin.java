@@ -1,5 +1,6 @@
 package dev.jooqoutbox;
 
+import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,8 +45,18 @@ public final class OutboxAdmin {
    * requeued message becomes available.
    */
   public static OutboxAdmin create(DSLContext dsl, Clock clock) {
+    return create(dsl, clock, OutboxName.DEFAULT);
+  }
+
+  /**
+   * As {@link #create(DSLContext, Clock)}, on the outbox {@code name} of the database: its stats,
+   * dead letters, purge, requeues and resolutions see only that outbox's rows.
+   */
+  public static OutboxAdmin create(DSLContext dsl, Clock clock, OutboxName name) {
     return new OutboxAdmin(
-        Objects.requireNonNull(dsl, "dsl"), Objects.requireNonNull(clock, "clock"));
+        OutboxNaming.apply(
+            Objects.requireNonNull(dsl, "dsl"), Objects.requireNonNull(name, "name")),
+        Objects.requireNonNull(clock, "clock"));
   }
 
   /** Totals over every topic, from one read of the table. */

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.logging.Level;
 import javax.sql.DataSource;
@@ -52,6 +53,16 @@ public final class OutboxSchema {
   /** Classpath location of the master changelog, to {@code include} from your own. */
   public static final String CHANGELOG = "db/changelog/jooq-outbox.xml";
 
+  /**
+   * Classpath location of the changelog of named outboxes (see {@link OutboxName}), run by {@link
+   * #migrate(DataSource, OutboxName)} with the changelog parameter {@value #NAME_PARAMETER} set to
+   * the name.
+   */
+  public static final String NAMED_CHANGELOG = "db/changelog/jooq-outbox-named.xml";
+
+  /** The changelog parameter {@link #NAMED_CHANGELOG} takes the outbox name from. */
+  public static final String NAME_PARAMETER = "jooq-outbox.name";
+
   private static final Logger log = LoggerFactory.getLogger(OutboxSchema.class);
 
   private OutboxSchema() {}
@@ -64,14 +75,25 @@ public final class OutboxSchema {
    *     current schema does not exist (a {@code currentSchema} naming a missing schema)
    */
   public static void migrate(DataSource dataSource) {
+    migrate(dataSource, OutboxName.DEFAULT);
+  }
+
+  /**
+   * As {@link #migrate(DataSource)}, for the outbox {@code name}: the default one from {@link
+   * #CHANGELOG}, a named one from {@link #NAMED_CHANGELOG}. A named outbox's changesets are its own
+   * (their file path in DATABASECHANGELOG holds the name): migrating it neither needs nor touches
+   * the tables or changesets of the default outbox or of other named ones.
+   */
+  public static void migrate(DataSource dataSource, OutboxName name) {
+    Objects.requireNonNull(name, "name");
     try {
-      update(dataSource);
+      update(dataSource, name);
     } catch (OutboxException first) {
       // Liquibase creates its DATABASECHANGELOG table before it takes its lock (liquibase#2315),
       // so of two processes migrating a fresh schema at once one can fail creating it. A second
       // run finds the table and waits for the lock like any other; a real error fails again.
       try {
-        update(dataSource);
+        update(dataSource, name);
       } catch (OutboxException second) {
         second.addSuppressed(first);
         throw second;
@@ -79,10 +101,11 @@ public final class OutboxSchema {
     }
   }
 
-  private static void update(DataSource dataSource) {
+  private static void update(DataSource dataSource, OutboxName name) {
     List<String> applied = new ArrayList<>();
     withLiquibase(
         dataSource,
+        name,
         false,
         liquibase -> {
           liquibase.setChangeExecListener(
@@ -99,24 +122,42 @@ public final class OutboxSchema {
           liquibase.update(new Contexts(), new LabelExpression());
         });
     if (applied.isEmpty()) {
-      log.info("outbox schema is up to date");
+      log.info("{} is up to date", subject(name));
     } else {
-      log.info("outbox schema: applied {} changesets: {}", applied.size(), applied);
+      log.info("{}: applied {} changesets: {}", subject(name), applied.size(), applied);
     }
   }
 
   /** Writes the SQL that {@link #migrate} would run, without running it. */
   public static void printMigration(DataSource dataSource, Writer out) {
+    printMigration(dataSource, OutboxName.DEFAULT, out);
+  }
+
+  /** Writes the SQL that {@link #migrate(DataSource, OutboxName)} would run, without running it. */
+  public static void printMigration(DataSource dataSource, OutboxName name, Writer out) {
+    Objects.requireNonNull(name, "name");
     withLiquibase(
         dataSource,
+        name,
         true,
         liquibase -> liquibase.update(new Contexts(), new LabelExpression(), out));
   }
 
   /** Rolls back the last {@code changesets} applied changesets of this changelog. */
   public static void rollback(DataSource dataSource, int changesets) {
-    withLiquibase(dataSource, false, liquibase -> liquibase.rollback(changesets, null));
-    log.info("outbox schema: rolled back the last {} changesets", changesets);
+    rollback(dataSource, OutboxName.DEFAULT, changesets);
+  }
+
+  /** Rolls back the last {@code changesets} applied changesets of the outbox {@code name}. */
+  public static void rollback(DataSource dataSource, OutboxName name, int changesets) {
+    Objects.requireNonNull(name, "name");
+    withLiquibase(dataSource, name, false, liquibase -> liquibase.rollback(changesets, null));
+    log.info("{}: rolled back the last {} changesets", subject(name), changesets);
+  }
+
+  /** What the log lines name: "outbox schema" as before named outboxes, or the named one's. */
+  private static String subject(OutboxName name) {
+    return name.isDefault() ? "outbox schema" : "schema of " + name;
   }
 
   /**
@@ -127,11 +168,22 @@ public final class OutboxSchema {
    * @throws OutboxException on PostgreSQL when the connection's current schema does not exist
    */
   public static boolean isMigrated(DSLContext dsl) {
-    return dsl.connectionResult(OutboxSchema::isMigrated);
+    return isMigrated(dsl, OutboxName.DEFAULT);
+  }
+
+  /** As {@link #isMigrated(DSLContext)}, for the tables of the outbox {@code name}. */
+  public static boolean isMigrated(DSLContext dsl, OutboxName name) {
+    Objects.requireNonNull(name, "name");
+    return dsl.connectionResult(connection -> isMigrated(connection, name));
   }
 
   /** As {@link #isMigrated(DSLContext)}, on a plain connection. */
   public static boolean isMigrated(Connection connection) {
+    return isMigrated(connection, OutboxName.DEFAULT);
+  }
+
+  /** As {@link #isMigrated(DSLContext, OutboxName)}, on a plain connection. */
+  public static boolean isMigrated(Connection connection, OutboxName name) {
     // Plain JDBC metadata instead of jOOQ's meta(): that one lists every schema of the catalog, so
     // an empty PostgreSQL schema looked migrated when any other schema held the tables.
     Set<String> names = new HashSet<>();
@@ -152,7 +204,7 @@ public final class OutboxSchema {
     } catch (SQLException e) {
       throw new OutboxException("cannot read the table names: " + e.getMessage(), e);
     }
-    return names.contains("outbox_message") && names.contains("inbox_message");
+    return names.contains(name.outboxTable()) && names.contains(name.inboxTable());
   }
 
   @FunctionalInterface
@@ -164,7 +216,8 @@ public final class OutboxSchema {
    * Runs {@code work} on a Liquibase of this changelog, on a connection of {@code dataSource};
    * {@code printOnly} when it only writes SQL.
    */
-  private static void withLiquibase(DataSource dataSource, boolean printOnly, LiquibaseWork work) {
+  private static void withLiquibase(
+      DataSource dataSource, OutboxName name, boolean printOnly, LiquibaseWork work) {
     try (Connection connection = dataSource.getConnection()) {
       requireCurrentSchema(connection);
       var accessor = new ClassLoaderResourceAccessor(OutboxSchema.class.getClassLoader());
@@ -189,7 +242,12 @@ public final class OutboxSchema {
                 DatabaseFactory.getInstance()
                     .findCorrectDatabaseImplementation(new JdbcConnection(connection));
             @SuppressWarnings("deprecation") // the command API needs the same three arguments
-            Liquibase liquibase = new Liquibase(CHANGELOG, accessor, database);
+            Liquibase liquibase =
+                new Liquibase(name.isDefault() ? CHANGELOG : NAMED_CHANGELOG, accessor, database);
+            if (!name.isDefault()) {
+              // A validated name (OutboxName.of): it becomes part of identifiers, never SQL text.
+              liquibase.setChangeLogParameter(NAME_PARAMETER, name.name());
+            }
             liquibase.setShowSummaryOutput(UpdateSummaryOutputEnum.LOG);
             work.run(liquibase);
           });

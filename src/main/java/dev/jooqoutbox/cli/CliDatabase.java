@@ -2,10 +2,13 @@ package dev.jooqoutbox.cli;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.cli.JdbcUrls;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -25,18 +28,23 @@ final class CliDatabase implements AutoCloseable {
   private final String displayUrl;
   private final HikariDataSource dataSource;
   private final DSLContext dsl;
+  private final OutboxName name;
 
-  private CliDatabase(String displayUrl, HikariDataSource dataSource, SQLDialect dialect) {
+  private CliDatabase(
+      String displayUrl, HikariDataSource dataSource, SQLDialect dialect, OutboxName name) {
     this.displayUrl = displayUrl;
     this.dataSource = dataSource;
     this.dsl = DSL.using(dataSource, dialect);
+    this.name = name;
   }
 
   /**
    * Opens the database at {@code url}, creating a SQLite file that does not exist yet. For commands
    * that set a database up: {@code migrate}, the demo.
    */
-  static CliDatabase open(String url) {
+  static CliDatabase open(DatabaseOption option) {
+    OutboxName name = option.name();
+    String url = option.url;
     String display = JdbcUrls.redact(url);
     SQLDialect dialect = dialectOf(url);
     HikariConfig config = new HikariConfig();
@@ -48,7 +56,7 @@ final class CliDatabase implements AutoCloseable {
     try {
       // Hikari opens the first connection here (initializationFailTimeout), so a bad host, port,
       // password or database name fails now, with the driver's reason.
-      return new CliDatabase(display, new HikariDataSource(config), dialect);
+      return new CliDatabase(display, new HikariDataSource(config), dialect, name);
     } catch (RuntimeException e) {
       throw new CliException("cannot connect to " + display + ": " + JdbcUrls.reason(e), e);
     }
@@ -58,7 +66,9 @@ final class CliDatabase implements AutoCloseable {
    * Opens the database at {@code url} and requires the outbox tables in it. For every command that
    * reads or changes the outbox; a SQLite file that does not exist is an error, not created.
    */
-  static CliDatabase openMigrated(String url) {
+  static CliDatabase openMigrated(DatabaseOption option) {
+    option.name(); // an invalid --outbox fails before anything is opened
+    String url = option.url;
     String display = JdbcUrls.redact(url);
     dialectOf(url);
     Path sqliteFile = JdbcUrls.sqliteFile(url);
@@ -66,18 +76,19 @@ final class CliDatabase implements AutoCloseable {
       throw new CliException(
           "there is no SQLite database at "
               + sqliteFile.toAbsolutePath()
-              + ": run `outbox migrate --db "
-              + shellQuoted(display)
+              + ": run `outbox migrate "
+              + option.again(display)
               + "` first (it creates the file)");
     }
-    CliDatabase db = open(url);
+    CliDatabase db = open(option);
     try {
       if (!db.isMigrated()) {
         throw new CliException(
-            "the outbox tables are missing in "
+            (db.name.isDefault() ? "the outbox tables are" : "the tables of " + db.name + " are")
+                + " missing in "
                 + display
-                + ": run `outbox migrate --db "
-                + shellQuoted(display)
+                + ": run `outbox migrate "
+                + option.again(display)
                 + "` first");
       }
       return db;
@@ -100,8 +111,18 @@ final class CliDatabase implements AutoCloseable {
     return dsl;
   }
 
+  /** The outbox {@code --outbox} named, or the default one. */
+  OutboxName name() {
+    return name;
+  }
+
+  /** An admin of this database's outbox ({@code --outbox}), with "now" from {@code clock}. */
+  OutboxAdmin admin(Clock clock) {
+    return OutboxAdmin.create(dsl, clock, name);
+  }
+
   boolean isMigrated() {
-    return OutboxSchema.isMigrated(dsl);
+    return OutboxSchema.isMigrated(dsl, name);
   }
 
   @Override
@@ -117,7 +138,7 @@ final class CliDatabase implements AutoCloseable {
     }
   }
 
-  private static String shellQuoted(String text) {
+  static String shellQuoted(String text) {
     return SHELL_SAFE.matcher(text).matches() ? text : "'" + text.replace("'", "'\\''") + "'";
   }
 }

@@ -3,7 +3,6 @@ package dev.jooqoutbox.cli;
 import dev.jooqoutbox.DeadLetter;
 import dev.jooqoutbox.DeadLetterPage;
 import dev.jooqoutbox.DeadLetterQuery;
-import dev.jooqoutbox.OutboxAdmin;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -47,12 +46,11 @@ final class DeadLettersCommand extends OutboxCommand {
       throw new ParameterException(
           spec.commandLine(), "--limit must be between 1 and " + DeadLetterQuery.MAX_LIMIT);
     }
-    try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
+    try (CliDatabase db = CliDatabase.openMigrated(database)) {
       Instant now = clock().instant();
       DeadLetterQuery query = DeadLetterQuery.all().limit(limit);
       DeadLetterPage page =
-          OutboxAdmin.create(db.dsl(), fixedAt(now))
-              .deadLetters(topic == null ? query : query.topic(topic));
+          db.admin(fixedAt(now)).deadLetters(topic == null ? query : query.topic(topic));
       boolean more = page.hasMore();
       List<DeadLetter> shown = page.letters();
       for (DeadLetter letter : shown) {

@@ -24,18 +24,19 @@ final class MigrateCommand extends OutboxCommand {
 
   @Override
   int execute() {
-    try (CliDatabase db = CliDatabase.open(database.url)) {
+    try (CliDatabase db = CliDatabase.open(database)) {
       if (dryRun) {
-        OutboxSchema.printMigration(db.dataSource(), out());
+        OutboxSchema.printMigration(db.dataSource(), db.name(), out());
         return 0;
       }
       boolean existed = db.isMigrated();
-      OutboxSchema.migrate(db.dataSource());
+      OutboxSchema.migrate(db.dataSource(), db.name());
+      String tables = db.name().isDefault() ? "the outbox tables" : "the tables of " + db.name();
       out()
           .println(
               existed
-                  ? "the outbox tables in " + db.displayUrl() + " are up to date"
-                  : "created the outbox tables in " + db.displayUrl());
+                  ? tables + " in " + db.displayUrl() + " are up to date"
+                  : "created " + tables + " in " + db.displayUrl());
       return 0;
     }
   }

@@ -1,6 +1,5 @@
 package dev.jooqoutbox.cli;
 
-import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.PurgeResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,10 +43,10 @@ final class PurgeCommand extends OutboxCommand {
     if (batchSize < 1) {
       throw new ParameterException(spec.commandLine(), "--batch-size must be at least 1");
     }
-    try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
+    try (CliDatabase db = CliDatabase.openMigrated(database)) {
       Instant now = clock().instant();
       Instant cutoff = now.minus(olderThan);
-      PurgeResult purged = OutboxAdmin.create(db.dsl(), fixedAt(now)).purge(olderThan, batchSize);
+      PurgeResult purged = db.admin(fixedAt(now)).purge(olderThan, batchSize);
       out()
           .println(
               "purged "

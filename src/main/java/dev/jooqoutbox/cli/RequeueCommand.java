@@ -46,8 +46,8 @@ final class RequeueCommand extends OutboxCommand {
 
   @Override
   int execute() {
-    try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
-      OutboxAdmin admin = OutboxAdmin.create(db.dsl(), clock());
+    try (CliDatabase db = CliDatabase.openMigrated(database)) {
+      OutboxAdmin admin = db.admin(clock());
       if (selection.topic != null) {
         int count = admin.requeueTopic(selection.topic);
         out()

@@ -1,6 +1,5 @@
 package dev.jooqoutbox.cli;
 
-import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.Resolution;
 import java.util.Locale;
 import picocli.CommandLine.ArgGroup;
@@ -48,10 +47,10 @@ final class ResolveCommand extends OutboxCommand {
 
   @Override
   int execute() {
-    try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
+    try (CliDatabase db = CliDatabase.openMigrated(database)) {
       Resolution resolution = how.resolution();
       String as = resolution.name().toLowerCase(Locale.ROOT);
-      boolean now = OutboxAdmin.create(db.dsl(), clock()).resolve(id, resolution);
+      boolean now = db.admin(clock()).resolve(id, resolution);
       out().println(now ? "resolved " + id + " as " + as : id + " was already resolved as " + as);
       return 0;
     }

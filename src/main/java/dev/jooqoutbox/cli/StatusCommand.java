@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxStats;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -39,9 +38,9 @@ final class StatusCommand extends OutboxCommand {
 
   @Override
   int execute() {
-    try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
+    try (CliDatabase db = CliDatabase.openMigrated(database)) {
       Instant now = clock().instant();
-      Map<String, OutboxStats> byTopic = OutboxAdmin.create(db.dsl(), fixedAt(now)).statsByTopic();
+      Map<String, OutboxStats> byTopic = db.admin(fixedAt(now)).statsByTopic();
       // Summed here from the same read, so the total always matches the rows above it.
       OutboxStats total = OutboxStats.sum(byTopic.values());
       if (json) {

@@ -40,9 +40,9 @@ final class UnknownCommand extends OutboxCommand {
       throw new ParameterException(
           spec.commandLine(), "--limit must be between 1 and " + MAX_LIMIT);
     }
-    try (CliDatabase db = CliDatabase.openMigrated(database.url)) {
+    try (CliDatabase db = CliDatabase.openMigrated(database)) {
       Instant now = clock().instant();
-      OutboxAdmin admin = OutboxAdmin.create(db.dsl(), fixedAt(now));
+      OutboxAdmin admin = db.admin(fixedAt(now));
       // One more than shown tells whether there are more, without counting them all.
       List<UnknownOutcome> found = admin.unknownOutcomes(limit + 1);
       List<UnknownOutcome> shown = found.subList(0, Math.min(limit, found.size()));

@@ -2,6 +2,8 @@ package dev.jooqoutbox.relay;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.OutboxName;
+import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.relay.CurrentMessage;
 import dev.jooqoutbox.internal.relay.RelayConfig;
 import dev.jooqoutbox.internal.relay.RelayEngine;
@@ -161,6 +163,7 @@ public final class OutboxRelay implements AutoCloseable {
     private final Map<String, OutboxReconciler> reconcilers = new LinkedHashMap<>();
     private Duration reconcileInitial = Duration.ofSeconds(10);
     private Duration reconcileMax = Duration.ofMinutes(10);
+    private OutboxName name = OutboxName.DEFAULT;
 
     private Builder(DSLContext dsl) {
       this.dsl = Objects.requireNonNull(dsl, "dsl");
@@ -372,12 +375,21 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
+     * Which outbox of the database this relay delivers, purges and reconciles: only that outbox's
+     * messages and inbox records (see {@link OutboxName}). Default {@link OutboxName#DEFAULT}.
+     */
+    public Builder name(OutboxName name) {
+      this.name = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
      * @throws IllegalArgumentException naming the first invalid setting and its value
      */
     public OutboxRelay build() {
       return new OutboxRelay(
           new RelayConfig(
-                  dsl,
+                  OutboxNaming.apply(dsl, name),
                   handlers,
                   batchSize,
                   maxRun,

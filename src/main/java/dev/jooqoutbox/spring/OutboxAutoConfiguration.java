@@ -7,6 +7,7 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.internal.wakeup.AfterCommit;
 import io.opentelemetry.api.OpenTelemetry;
+import java.time.Clock;
 import javax.sql.DataSource;
 import liquibase.integration.spring.SpringLiquibase;
 import org.jooq.DSLContext;
@@ -62,7 +63,10 @@ public class OutboxAutoConfiguration {
     DataSource dataSource =
         SpringDsl.dataSource(dsl).orElseGet(() -> dataSources.getIfUnique(() -> null));
     return new OutboxSchemaInitializer(
-        properties.getSchema().getMigrate(), SpringDsl.ownTransactions(dsl), dataSource);
+        properties.getSchema().getMigrate(),
+        properties.outboxName(),
+        SpringDsl.ownTransactions(dsl),
+        dataSource);
   }
 
   @Bean
@@ -77,6 +81,7 @@ public class OutboxAutoConfiguration {
     AfterCommit.register(SpringAfterCommit.INSTANCE);
     Outbox.Builder outbox =
         Outbox.builder(SpringDsl.joiningTransactions(dsl))
+            .name(properties.outboxName())
             .objectMapper(mapper(mappers))
             .notifyOnWrite(properties.getWrite().isNotifyRelays());
     tracing.ifAvailable(writer -> writer.configure(outbox));
@@ -89,15 +94,17 @@ public class OutboxAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  Inbox inbox(OutboxSchemaInitializer schema) {
-    return new Inbox();
+  Inbox inbox(OutboxProperties properties, OutboxSchemaInitializer schema) {
+    return new Inbox(Clock.systemUTC(), properties.outboxName());
   }
 
   /** On its own connections: an admin call inside a {@code @Transactional} method does not join. */
   @Bean
   @ConditionalOnMissingBean
-  OutboxAdmin outboxAdmin(DSLContext dsl, OutboxSchemaInitializer schema) {
-    return OutboxAdmin.create(SpringDsl.ownTransactions(dsl));
+  OutboxAdmin outboxAdmin(
+      DSLContext dsl, OutboxProperties properties, OutboxSchemaInitializer schema) {
+    return OutboxAdmin.create(
+        SpringDsl.ownTransactions(dsl), Clock.systemUTC(), properties.outboxName());
   }
 
   /** OpenTelemetry is optional: only this class names it. */

@@ -1,6 +1,7 @@
 package dev.jooqoutbox.spring;
 
 import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxName;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -19,6 +20,38 @@ public class OutboxProperties {
   private final Relay relay = new Relay();
   private final Schema schema = new Schema();
   private final Health health = new Health();
+
+  /**
+   * Which outbox of the database the application writes to, relays, migrates and reports on: a
+   * named one (tables NAME_outbox_message and NAME_inbox_message, see {@link
+   * dev.jooqoutbox.OutboxName}), or the default one when unset.
+   */
+  private String name;
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  /**
+   * The outbox {@link #getName} names, or the default one.
+   *
+   * @throws IllegalStateException naming the property when the name is invalid
+   */
+  OutboxName outboxName() {
+    if (name == null || name.isEmpty()) {
+      return OutboxName.DEFAULT;
+    }
+    try {
+      return OutboxName.of(name);
+    } catch (IllegalArgumentException e) {
+      // Without the cause: the root cause is what Spring reports, and it should name the property.
+      throw new IllegalStateException(PREFIX + ".name: " + e.getMessage());
+    }
+  }
 
   public Write getWrite() {
     return write;

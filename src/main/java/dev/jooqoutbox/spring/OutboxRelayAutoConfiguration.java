@@ -64,7 +64,12 @@ public class OutboxRelayAutoConfiguration {
             SpringDsl.joiningTransactions(dsl),
             () -> transactionManagers.getIfUnique(() -> null));
     return new OutboxRelayLifecycle(
-        scanner::scan, SpringDsl.ownTransactions(dsl), properties.getRelay(), mapper, customizers);
+        scanner::scan,
+        SpringDsl.ownTransactions(dsl),
+        properties.getRelay(),
+        properties.outboxName(),
+        mapper,
+        customizers);
   }
 
   /** Micrometer is optional: only this class names it. */

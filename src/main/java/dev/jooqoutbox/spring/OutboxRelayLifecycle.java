@@ -1,6 +1,7 @@
 package dev.jooqoutbox.spring;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.relay.OutboxRelay;
 import java.util.List;
 import java.util.function.Supplier;
@@ -36,6 +37,7 @@ final class OutboxRelayLifecycle
   private final Supplier<List<HandlerRegistration>> handlers;
   private final DSLContext dsl;
   private final OutboxProperties.Relay properties;
+  private final OutboxName name;
   private final ObjectMapper mapper;
   private final ObjectProvider<OutboxRelayCustomizer> customizers;
   private boolean prepared;
@@ -51,8 +53,10 @@ final class OutboxRelayLifecycle
       Supplier<List<HandlerRegistration>> handlers,
       DSLContext dsl,
       OutboxProperties.Relay properties,
+      OutboxName name,
       ObjectMapper mapper,
       ObjectProvider<OutboxRelayCustomizer> customizers) {
+    this.name = name;
     this.handlers = handlers;
     this.dsl = dsl;
     this.properties = properties;
@@ -72,7 +76,7 @@ final class OutboxRelayLifecycle
     }
     prepared = true;
     OutboxRelay.Builder b =
-        RelaySettings.apply(properties, OutboxRelay.builder(dsl)).objectMapper(mapper);
+        RelaySettings.apply(properties, OutboxRelay.builder(dsl)).name(name).objectMapper(mapper);
     handlers.get().forEach(h -> h.registerWith(b));
     customizers.orderedStream().forEach(c -> c.customize(b));
     try {

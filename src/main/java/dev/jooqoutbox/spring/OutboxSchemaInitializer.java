@@ -1,5 +1,6 @@
 package dev.jooqoutbox.spring;
 
+import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.spring.OutboxProperties.Migrate;
 import javax.sql.DataSource;
@@ -18,19 +19,24 @@ final class OutboxSchemaInitializer {
 
   private final boolean migrated;
 
-  OutboxSchemaInitializer(Migrate mode, DSLContext own, DataSource dataSource) {
-    this.migrated = migrate(mode, own, dataSource);
+  OutboxSchemaInitializer(Migrate mode, OutboxName name, DSLContext own, DataSource dataSource) {
+    this.migrated = migrate(mode, name, own, dataSource);
   }
 
-  private static boolean migrate(Migrate mode, DSLContext own, DataSource dataSource) {
+  private static boolean migrate(
+      Migrate mode, OutboxName name, DSLContext own, DataSource dataSource) {
+    String changelog = name.isDefault() ? OutboxSchema.CHANGELOG : OutboxSchema.NAMED_CHANGELOG;
     switch (mode) {
       case NEVER:
         return false;
       case AUTO:
-        if (OutboxSchema.isMigrated(own)) {
+        if (OutboxSchema.isMigrated(own, name)) {
           return false;
         }
-        log.info("jooq-outbox: the outbox tables are missing; running {}", OutboxSchema.CHANGELOG);
+        log.info(
+            "jooq-outbox: {} missing; running {}",
+            name.isDefault() ? "the outbox tables are" : "the tables of " + name + " are",
+            changelog);
         break;
       case ALWAYS:
       default:
@@ -42,10 +48,17 @@ final class OutboxSchemaInitializer {
               + mode
               + " but the application's DSLContext is not built on a DataSource to migrate with;"
               + " include "
-              + OutboxSchema.CHANGELOG
+              + changelog
+              + (name.isDefault()
+                  ? ""
+                  : " (with the changelog parameter "
+                      + OutboxSchema.NAME_PARAMETER
+                      + "="
+                      + name.name()
+                      + ")")
               + " in your Liquibase changelog and set jooq-outbox.schema.migrate=never");
     }
-    OutboxSchema.migrate(dataSource);
+    OutboxSchema.migrate(dataSource, name);
     return true;
   }
 

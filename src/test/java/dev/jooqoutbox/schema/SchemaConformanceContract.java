@@ -2,6 +2,7 @@ package dev.jooqoutbox.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.testing.EmptyDatabasePerTest;
 import dev.jooqoutbox.testing.TestDatabase;
@@ -61,15 +62,52 @@ abstract class SchemaConformanceContract extends EmptyDatabasePerTest {
     assertConforms();
   }
 
+  /**
+   * A named outbox's changelog gives its tables what the default changelog gives the default ones:
+   * the generated classes' columns, types, nullability and keys, the same indexes (renamed) and, on
+   * PostgreSQL and MariaDB, the same column types and collations.
+   */
+  @Test
+  void namedOutboxHasTheDefaultSchemaUnderItsNames() {
+    OutboxName billing = OutboxName.of("billing");
+    OutboxSchema.migrate(db.dataSource(), billing);
+    db.migrate();
+
+    assertConforms(billing);
+    for (String table : List.of("outbox_message", "inbox_message")) {
+      String named = "billing_" + table;
+      assertThat(indexes(table)).as("indexes of %s", table).isNotEmpty();
+      assertThat(indexes(named))
+          .as("indexes of %s", named)
+          .isEqualTo(
+              indexes(table).stream()
+                  .map(i -> i.replace(table, named))
+                  .collect(Collectors.toSet()));
+      if (kind != TestDatabase.Kind.SQLITE) {
+        assertThat(columnTypes(named))
+            .as("column types of %s", named)
+            .isEqualTo(columnTypes(table));
+      }
+    }
+  }
+
   @Test
   void changelogShipsOnTheClasspath() {
     assertThat(getClass().getClassLoader().getResource(OutboxSchema.CHANGELOG)).isNotNull();
   }
 
   private void assertConforms() {
-    assertThat(OutboxSchema.isMigrated(db.dsl())).isTrue();
+    assertConforms(OutboxName.DEFAULT);
+  }
+
+  private void assertConforms(OutboxName name) {
+    assertThat(OutboxSchema.isMigrated(db.dsl(), name)).isTrue();
     for (Table<?> generated : DefaultSchema.DEFAULT_SCHEMA.getTables()) {
-      Table<?> live = liveTable(generated.getName());
+      Table<?> live =
+          liveTable(
+              generated.getName().equals("outbox_message")
+                  ? name.outboxTable()
+                  : name.inboxTable());
       assertThat(live).as("live table %s", generated.getName()).isNotNull();
       for (Field<?> field : generated.fields()) {
         Field<?> liveField = live.field(field.getName());
@@ -125,6 +163,34 @@ abstract class SchemaConformanceContract extends EmptyDatabasePerTest {
         .map(f -> f.getName().toLowerCase(Locale.ROOT))
         .sorted()
         .toList();
+  }
+
+  /** Each index of {@code table} as "name(columns)", in the server's spelling. */
+  private Set<String> indexes(String table) {
+    return liveTable(table).getIndexes().stream()
+        .map(
+            i ->
+                i.getName().toLowerCase(Locale.ROOT)
+                    + i.getFields().stream()
+                        .map(f -> f.getName().toLowerCase(Locale.ROOT))
+                        .toList())
+        .collect(Collectors.toSet());
+  }
+
+  /** Each column of {@code table} with its full type and collation, from information_schema. */
+  private List<String> columnTypes(String table) {
+    return db.dsl()
+        .resultQuery(
+            // Plain SQL: information_schema is read the same way on both servers.
+            "select column_name, "
+                + (kind == TestDatabase.Kind.MARIADB ? "column_type" : "data_type")
+                + ", collation_name, is_nullable, column_default from information_schema.columns"
+                + " where table_name = ? and table_schema = "
+                + (kind == TestDatabase.Kind.MARIADB ? "database()" : "current_schema()")
+                + " order by ordinal_position",
+            table)
+        .fetch()
+        .map(r -> r.intoList().toString());
   }
 
   private Table<?> liveTable(String name) {

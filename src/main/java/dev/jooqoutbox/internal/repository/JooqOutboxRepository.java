@@ -7,6 +7,7 @@ import dev.jooqoutbox.MessageState;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxStats;
 import dev.jooqoutbox.PurgeResult;
+import dev.jooqoutbox.internal.naming.OutboxNaming;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -254,7 +255,10 @@ public final class JooqOutboxRepository {
    */
   public WakeupListener wakeupListener(Runnable onNotification, Duration reconnectDelay) {
     return dialect.wakeupListener(
-        dsl.configuration().connectionProvider(), onNotification, reconnectDelay);
+        dsl.configuration().connectionProvider(),
+        OutboxNaming.notifyChannel(dsl.settings()),
+        onNotification,
+        reconnectDelay);
   }
 
   // ---------------------------------------------------------------- operator

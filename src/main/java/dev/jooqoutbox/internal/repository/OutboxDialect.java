@@ -128,11 +128,15 @@ interface OutboxDialect {
   default void notifyOtherProcesses(DSLContext dsl) {}
 
   /**
-   * A listener that calls {@code onNotification} when a writer's transaction commits, on a
-   * connection of its own; null where the database has no notifications (relays then poll).
+   * A listener that calls {@code onNotification} when a writer's transaction commits a write to the
+   * outbox of notification {@code channel}, on a connection of its own; null where the database has
+   * no notifications (relays then poll).
    */
   default WakeupListener wakeupListener(
-      ConnectionProvider connections, Runnable onNotification, Duration reconnectDelay) {
+      ConnectionProvider connections,
+      String channel,
+      Runnable onNotification,
+      Duration reconnectDelay) {
     return null;
   }
 

@@ -2,7 +2,7 @@ package dev.jooqoutbox.internal.repository;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
-import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.internal.naming.OutboxNaming;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,9 +26,6 @@ import org.jooq.impl.DSL;
 final class PostgresDialect implements OutboxDialect {
 
   static final PostgresDialect INSTANCE = new PostgresDialect();
-
-  /** The channel of the notification a write sends; relays {@code LISTEN} on it. */
-  static final String CHANNEL = Outbox.NOTIFY_CHANNEL;
 
   private PostgresDialect() {}
 
@@ -55,7 +52,8 @@ final class PostgresDialect implements OutboxDialect {
   @Override
   public void notifyRelays(DSLContext tx, String topic) {
     // Delivered on commit only; identical notifications in one transaction fold into one.
-    tx.select(DSL.function("pg_notify", Object.class, DSL.inline(CHANNEL), DSL.val(topic)))
+    String channel = OutboxNaming.notifyChannel(tx.settings());
+    tx.select(DSL.function("pg_notify", Object.class, DSL.inline(channel), DSL.val(topic)))
         .execute();
   }
 
@@ -66,6 +64,7 @@ final class PostgresDialect implements OutboxDialect {
 
   @Override
   public void notifyOtherProcesses(DSLContext dsl) {
+    String channel = OutboxNaming.notifyChannel(dsl.settings());
     dsl.connection(
         connection -> {
           // One statement, so one transaction in autocommit. A notification needs no durability:
@@ -79,7 +78,7 @@ final class PostgresDialect implements OutboxDialect {
                       DSL.inline("synchronous_commit"),
                       DSL.inline("off"),
                       DSL.inline(true)),
-                  DSL.function("pg_notify", Object.class, DSL.inline(CHANNEL), DSL.inline("")))
+                  DSL.function("pg_notify", Object.class, DSL.inline(channel), DSL.inline("")))
               .execute();
           if (!connection.getAutoCommit()) {
             connection.commit(); // a pool that hands out connections outside autocommit
@@ -89,7 +88,10 @@ final class PostgresDialect implements OutboxDialect {
 
   @Override
   public WakeupListener wakeupListener(
-      ConnectionProvider connections, Runnable onNotification, Duration reconnectDelay) {
-    return new PostgresListener(connections, onNotification, reconnectDelay);
+      ConnectionProvider connections,
+      String channel,
+      Runnable onNotification,
+      Duration reconnectDelay) {
+    return new PostgresListener(connections, channel, onNotification, reconnectDelay);
   }
 }

@@ -11,17 +11,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Holds one dedicated connection that {@code LISTEN}s on {@link PostgresDialect#CHANNEL} and calls
- * back when a writer's transaction commits. When the connection fails it calls back (the relay
- * claims once), reconnects after the delay, and calls back again once it listens: a commit while it
- * was down waits at most for the reconnection, not for the next poll. Loaded only on PostgreSQL, so
- * the PostgreSQL driver stays optional.
+ * Holds one dedicated connection that {@code LISTEN}s on its outbox's channel and calls back when a
+ * writer's transaction commits. When the connection fails it calls back (the relay claims once),
+ * reconnects after the delay, and calls back again once it listens: a commit while it was down
+ * waits at most for the reconnection, not for the next poll. Loaded only on PostgreSQL, so the
+ * PostgreSQL driver stays optional.
  */
 final class PostgresListener implements WakeupListener {
 
   private static final Logger log = LoggerFactory.getLogger(PostgresListener.class);
 
   private final ConnectionProvider connections;
+  private final String channel;
   private final Runnable onNotification;
   private final Duration reconnectDelay;
   private volatile boolean running = true;
@@ -29,8 +30,12 @@ final class PostgresListener implements WakeupListener {
   private boolean listenedBefore;
 
   PostgresListener(
-      ConnectionProvider connections, Runnable onNotification, Duration reconnectDelay) {
+      ConnectionProvider connections,
+      String channel,
+      Runnable onNotification,
+      Duration reconnectDelay) {
     this.connections = connections;
+    this.channel = channel;
     this.onNotification = onNotification;
     this.reconnectDelay = reconnectDelay;
   }
@@ -57,8 +62,9 @@ final class PostgresListener implements WakeupListener {
     connection.setAutoCommit(true);
     PGConnection pg = connection.unwrap(PGConnection.class);
     try (Statement statement = connection.createStatement()) {
-      // Plain SQL: jOOQ has no LISTEN statement. The channel is our constant, not input.
-      statement.execute("LISTEN " + PostgresDialect.CHANNEL);
+      // Plain SQL: jOOQ has no LISTEN statement. The channel is our constant, or one made of a
+      // validated OutboxName (OutboxNaming.notifyChannel), never other input.
+      statement.execute("LISTEN " + channel);
     }
     if (listenedBefore) {
       // Commits while the connection was down were not heard: let the relay claim once now.

@@ -3,7 +3,7 @@ package dev.jooqoutbox.internal.repository;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import dev.jooqoutbox.OutboxException;
-import dev.jooqoutbox.schema.Indexes;
+import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -89,7 +89,7 @@ final class SqliteDialect implements OutboxDialect {
         "{0} as {1} indexed by {2}",
         OUTBOX_MESSAGE,
         t.getUnqualifiedName(),
-        DSL.name(Indexes.IX_OUTBOX_MESSAGE_PENDING.getName()));
+        OutboxNaming.outboxIndex("pending")); // ix_outbox_message_pending, or a named outbox's
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.jooqoutbox.internal.wakeup;
 
+import dev.jooqoutbox.internal.naming.OutboxNaming;
 import java.sql.Connection;
 import java.util.Map;
 import java.util.Objects;
@@ -82,7 +83,8 @@ public final class Wakeups {
 
   /** The name of {@code dsl}'s database: the URL its connections report. */
   static String keyOf(DSLContext dsl) {
-    return dsl.connectionResult(Wakeups::urlOf);
+    // A named outbox's relays are woken by the writes of that outbox only.
+    return OutboxNaming.wakeupKey(dsl.connectionResult(Wakeups::urlOf), dsl.settings());
   }
 
   private static String urlOf(Connection connection) throws java.sql.SQLException {

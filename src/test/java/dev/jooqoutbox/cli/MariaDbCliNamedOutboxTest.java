@@ -1,0 +1,9 @@
+package dev.jooqoutbox.cli;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class MariaDbCliNamedOutboxTest extends CliNamedOutboxContract {
+  MariaDbCliNamedOutboxTest() {
+    super(TestDatabase.Kind.MARIADB);
+  }
+}
