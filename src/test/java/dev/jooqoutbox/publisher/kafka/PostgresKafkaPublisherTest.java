@@ -57,4 +57,31 @@ class PostgresKafkaPublisherTest extends KafkaPublisherContract {
     int copies = assertInOrderPerAggregate(received, 30);
     System.out.printf("Kafka outage: %d copies of %d messages%n", copies, ids.size());
   }
+
+  /**
+   * Kafka's refusal of a record (here one larger than the producer's {@code max.request.size})
+   * fails the attempt: retried, then dead-lettered with the client's reason, never marked sent.
+   */
+  @Test
+  void aRecordKafkaRefusesIsRetriedThenDeadLetteredWithTheReason() throws Exception {
+    String id =
+        dsl.transactionResult(
+            tx -> outbox.write(tx.dsl(), "agg-0", topic, Map.of("blob", "x".repeat(4_000))));
+    KafkaPublisher publisher =
+        closeLater(
+            KafkaPublisher.builder(
+                    Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+                        1024))
+                .build());
+    closeLater(relay().maxAttempts(3).asyncHandler(topic, publisher).build()).start();
+
+    awaitNothingPending(Duration.ofSeconds(30));
+
+    assertDeadWithReason(id, "RecordTooLargeException");
+    assertThat(admin.message(id).orElseThrow().attempts()).isEqualTo(3);
+    assertThat(received()).isEmpty();
+  }
 }
