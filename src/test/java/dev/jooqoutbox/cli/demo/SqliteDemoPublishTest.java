@@ -6,12 +6,19 @@ import dev.jooqoutbox.publisher.TestBrokers;
 import dev.jooqoutbox.publisher.kafka.KafkaBroker;
 import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.TestDatabase.Kind;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The demo with {@code --publish}, on SQLite: the relays publish through the real broker and the
@@ -109,6 +116,40 @@ class SqliteDemoPublishTest {
     assertUsage(
         demo("--publish", "nats", "--fail-rate", "0.1"),
         "--fail-rate and --duplicate-rate inject trouble into the relay's handler");
+  }
+
+  /**
+   * The CLI in a JVM whose class path lacks the RabbitMQ client, as the CLI jar does: {@code
+   * --publish rabbitmq} stops with exit code 1 and names the jar, not a NoClassDefFoundError.
+   */
+  @Test
+  void withoutTheBrokersClientOnTheClassPathItNamesTheJar(@TempDir Path dir) throws Exception {
+    String classPath =
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> !entry.isBlank() && !entry.contains("amqp-client"))
+            .collect(Collectors.joining(File.pathSeparator));
+    Process cli =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                classPath,
+                "-XX:TieredStopAtLevel=1",
+                "dev.jooqoutbox.cli.OutboxCli",
+                "demo",
+                "--db",
+                "jdbc:sqlite:" + dir.resolve("demo.db"),
+                "--publish",
+                "rabbitmq")
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(cli.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(cli.exitValue()).as(output).isEqualTo(1);
+    assertThat(output)
+        .contains("demo: --publish rabbitmq needs the RabbitMQ client on the class path")
+        .contains("amqp-client-5.37.1.jar")
+        .doesNotContain("NoClassDefFoundError");
   }
 
   @Test
