@@ -23,11 +23,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
 import org.jooq.conf.Settings;
@@ -275,16 +276,17 @@ public abstract class PublisherFixture extends DatabaseFixture {
   }
 
   /**
-   * Waits until the relay in {@code child} has {@code publishedSome} and holds claimed messages it
-   * has not settled, SIGKILLs it, and returns the ids of the messages it held, read right after the
-   * kill (no other relay may run meanwhile: what is claimed and unsent then, the killed one held).
+   * Waits until the relay in {@code child} has had 100 messages confirmed (told by the database: a
+   * consumer's count lags behind the relay) and holds claimed messages it has not settled, SIGKILLs
+   * it, and returns the ids of the messages it held, read right after the kill (no other relay may
+   * run meanwhile: what is claimed and unsent then, the killed one held).
    */
-  protected List<String> killWhileHolding(ChildJvm child, BooleanSupplier publishedSome) {
+  protected List<String> killWhileHolding(ChildJvm child) {
     try {
       await()
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(20))
-          .until(() -> publishedSome.getAsBoolean() && !heldByARelay().isEmpty());
+          .until(() -> sentCount() >= 100 && !heldByARelay().isEmpty());
     } finally {
       assertThat(child.kill()).as("output: %s", child.output()).isEqualTo(ChildJvm.SIGKILLED);
     }
@@ -305,6 +307,25 @@ public abstract class PublisherFixture extends DatabaseFixture {
   /** How many messages are marked sent. */
   protected int sentCount() {
     return dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNotNull());
+  }
+
+  /**
+   * The copies in {@code received} (a message id seen before) are at most the messages a killed
+   * relay {@code held}: the bound of a crash. On failure the description tells whether copies of
+   * messages it did not hold came from failed attempts of the relay that took over.
+   */
+  protected void assertCopiesAtMostHeld(List<Received> received, List<String> held) {
+    Set<String> seen = new HashSet<>();
+    List<String> copied = received.stream().map(Received::id).filter(id -> !seen.add(id)).toList();
+    Set<String> heldIds = new HashSet<>(held);
+    assertThat(copied.size())
+        .as(
+            "copies (by message id); %d of them of messages not held, %d messages not held with"
+                + " more than one attempt",
+            copied.stream().filter(id -> !heldIds.contains(id)).count(),
+            dsl.fetchCount(
+                OUTBOX_MESSAGE, OUTBOX_MESSAGE.ATTEMPTS.gt(1).and(OUTBOX_MESSAGE.ID.notIn(held))))
+        .isLessThanOrEqualTo(held.size());
   }
 
   /** Each of {@code held} (held by a killed relay) was delivered again: claimed more than once. */

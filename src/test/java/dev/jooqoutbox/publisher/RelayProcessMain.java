@@ -37,7 +37,7 @@ public final class RelayProcessMain {
     config.setMaximumPoolSize(6);
     HikariDataSource pool = new HikariDataSource(config);
     DSLContext dsl = DSL.using(pool, dialect, new Settings().withExecuteLogging(false));
-    AsyncOutboxHandler publisher = publisher(args[0], args[3]);
+    AsyncOutboxHandler publisher = paced(publisher(args[0], args[3]));
     OutboxRelay relay =
         OutboxRelay.builder(dsl)
             .asyncHandler(args[4], publisher)
@@ -47,6 +47,23 @@ public final class RelayProcessMain {
             .handlerConcurrency(2)
             .build();
     ChildJvm.runUntilShutdown(relay, pool, "READY pid " + ProcessHandle.current().pid());
+  }
+
+  /**
+   * {@code publisher}, 2 ms slower per message on each of the two handler threads: a drain of a few
+   * thousand messages then lasts seconds even on an idle machine, so the test can kill the relay in
+   * the middle of it (unpaced, RabbitMQ and NATS drained 2,000 messages between the test's check
+   * and its kill on a loaded machine).
+   */
+  private static AsyncOutboxHandler paced(AsyncOutboxHandler publisher) {
+    return message -> {
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return publisher.handle(message);
+    };
   }
 
   private static AsyncOutboxHandler publisher(String broker, String address) throws Exception {
