@@ -1,5 +1,6 @@
 package dev.jooqoutbox.faults;
 
+import dev.jooqoutbox.relay.OutboxRelay;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -65,6 +67,31 @@ public final class ChildJvm {
     return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .filter(entry -> !entry.isBlank())
         .collect(Collectors.joining(File.pathSeparator));
+  }
+
+  /**
+   * For a child's {@code main}: starts {@code relay}, prints {@code ready} and blocks until the JVM
+   * shuts down; a normal shutdown closes the relay, then {@code pool} (a SIGKILL closes nothing).
+   */
+  public static void runUntilShutdown(OutboxRelay relay, AutoCloseable pool, String ready)
+      throws InterruptedException {
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  relay.close();
+                  try {
+                    pool.close();
+                  } catch (Exception e) {
+                    e.printStackTrace();
+                  }
+                  stopped.countDown();
+                }));
+    relay.start();
+    System.out.println(ready);
+    System.out.flush();
+    stopped.await();
   }
 
   /** Whether the child is alive and printed {@code marker} (each child has a log of its own). */

@@ -6,7 +6,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.relay.OutboxRelay;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jooq.DSLContext;
@@ -69,18 +68,7 @@ public final class RelayProcessMain {
             // "<process>#<n>": the test finds what a killed process still held by its name.
             .claimTokens(() -> process + "#" + claims.incrementAndGet())
             .build();
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  relay.close();
-                  pool.close();
-                  stopped.countDown();
-                }));
-    relay.start();
-    System.out.println("READY " + process + " pid " + ProcessHandle.current().pid());
-    System.out.flush();
-    stopped.await();
+    ChildJvm.runUntilShutdown(
+        relay, pool, "READY " + process + " pid " + ProcessHandle.current().pid());
   }
 }

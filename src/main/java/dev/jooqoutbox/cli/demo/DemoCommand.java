@@ -145,6 +145,28 @@ public final class DemoCommand implements Callable<Integer> {
       converter = TimeoutConverter.class)
   Duration timeout;
 
+  @Option(
+      names = "--publish",
+      paramLabel = "BROKER",
+      description =
+          "rabbitmq, kafka or nats: the relays publish the orders to this broker with the"
+              + " library's publisher, and a consumer of the broker in the demo books them in the"
+              + " ledger (inbox-guarded: a copy is dropped). The broker clients are not in the"
+              + " CLI jar: put the client's jar on the class path (amqp-client, kafka-clients or"
+              + " jnats), for example java -cp jooq-outbox-VERSION-cli.jar:amqp-client-5.37.1.jar"
+              + " dev.jooqoutbox.cli.OutboxCli demo --publish rabbitmq. Without it the demo"
+              + " stops and names the jar; so it does, at once, when the broker does not answer.")
+  String publish;
+
+  @Option(
+      names = "--broker",
+      paramLabel = "ADDRESS",
+      description =
+          "With --publish: the broker's address. Defaults: amqp://guest:guest@127.0.0.1:5672"
+              + " (rabbitmq), 127.0.0.1:9092 (kafka, bootstrap servers),"
+              + " nats://127.0.0.1:4222 (nats).")
+  String brokerAddress;
+
   @Option(names = "--no-progress", description = "No progress bar; just the summary.")
   boolean noProgress;
 
@@ -186,7 +208,12 @@ public final class DemoCommand implements Callable<Integer> {
             wipe);
     Path sqliteFile = JdbcUrls.sqliteFile(url);
     boolean newFile = sqliteFile != null && !Files.exists(sqliteFile);
-    try (DemoDatabase db = DemoDatabase.open(url, DemoRun.poolSize(settings, sqliteFile != null))) {
+    DemoBrokers.Kind kind = publish == null ? null : brokerKind();
+    // Before the demo touches the database: an unreachable broker stops it at once. The broker
+    // closes first, its consumer still books in the database until then.
+    try (DemoDatabase db = DemoDatabase.open(url, DemoRun.poolSize(settings, sqliteFile != null));
+        DemoBroker broker =
+            kind == null ? null : DemoBrokers.open(kind, brokerAddress, OrderPlaced.TOPIC)) {
       out.println(
           sqliteFile != null
               ? "outbox demo on the SQLite file "
@@ -206,8 +233,16 @@ public final class DemoCommand implements Callable<Integer> {
           settings.relays() == 1 ? "" : "s",
           settings.handlerThreads(),
           settings.handlerThreads() == 1 ? "" : "s");
+      if (kind != null) {
+        out.println(
+            "  publishing through "
+                + kind.displayName
+                + " at "
+                + DemoBrokers.withoutPassword(
+                    brokerAddress != null ? brokerAddress : kind.defaultAddress));
+      }
       out.flush();
-      DemoRun demo = new DemoRun(db, settings, progressMode(), spec.commandLine().getErr());
+      DemoRun demo = new DemoRun(db, settings, progressMode(), spec.commandLine().getErr(), broker);
       demo.prepare();
       out.println(
           "  migrated the outbox; emptied outbox_message and inbox_message; recreated the demo"
@@ -240,9 +275,30 @@ public final class DemoCommand implements Callable<Integer> {
     requireRange("--rate", rate, 0, 1_000_000);
     requireRate("--fail-rate", failRate);
     requireRate("--duplicate-rate", duplicateRate);
+    if (publish != null) {
+      brokerKind();
+      if (failRate > 0 || duplicateRate > 0) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--fail-rate and --duplicate-rate inject trouble into the relay's handler; with"
+                + " --publish the relay's handler is the broker's publisher: leave them out");
+      }
+    } else if (brokerAddress != null) {
+      throw new ParameterException(spec.commandLine(), "--broker goes with --publish");
+    }
     if (timeout.isZero()) {
       throw new ParameterException(spec.commandLine(), "--timeout must be more than 0s");
     }
+  }
+
+  private DemoBrokers.Kind brokerKind() {
+    for (DemoBrokers.Kind kind : DemoBrokers.Kind.values()) {
+      if (kind.option().equals(publish)) {
+        return kind;
+      }
+    }
+    throw new ParameterException(
+        spec.commandLine(), "--publish must be rabbitmq, kafka or nats, was '" + publish + "'");
   }
 
   private void requireRange(String option, int value, int min, int max) {

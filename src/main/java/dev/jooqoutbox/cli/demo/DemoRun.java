@@ -57,17 +57,21 @@ final class DemoRun {
   private final Settings settings;
   private final ProgressBar.Mode progressMode;
   private final java.io.PrintWriter progressOut;
+  private final DemoBroker broker;
   private final ObjectMapper mapper = new ObjectMapper();
 
+  /** {@code broker}: the broker the relays publish through ({@code --publish}), or null. */
   DemoRun(
       DemoDatabase db,
       Settings settings,
       ProgressBar.Mode progressMode,
-      java.io.PrintWriter progressOut) {
+      java.io.PrintWriter progressOut,
+      DemoBroker broker) {
     this.db = db;
     this.settings = settings;
     this.progressMode = progressMode;
     this.progressOut = progressOut;
+    this.broker = broker;
   }
 
   /**
@@ -134,10 +138,19 @@ final class DemoRun {
     long drainedNanos = 0;
     long peakBacklog = 0;
     try (DemoLogging.Restore quiet = DemoLogging.quietRelay()) {
+      if (broker != null) {
+        broker.startConsumer(
+            (id, json) -> ledger.bookFromBroker(id, mapper.readValue(json, OrderPlaced.class)));
+      }
       for (int i = 0; i < settings.relays(); i++) {
+        OutboxRelay.Builder builder = OutboxRelay.builder(dsl);
+        if (broker != null) {
+          builder.asyncHandler(OrderPlaced.TOPIC, broker.newPublisher());
+        } else {
+          builder.handler(OrderPlaced.TOPIC, ledger);
+        }
         OutboxRelay relay =
-            OutboxRelay.builder(dsl)
-                .handler(OrderPlaced.TOPIC, ledger)
+            builder
                 .handlerConcurrency(settings.handlerThreads())
                 .maxAttempts(MAX_ATTEMPTS)
                 .backoff(BACKOFF_INITIAL, BACKOFF_MAX)
@@ -158,7 +171,9 @@ final class DemoRun {
         boolean written = allDone(writing);
         if (written && now - lastDrainCheck >= DRAIN_CHECK_NANOS) {
           lastDrainCheck = now;
-          if (admin.pendingCount() == 0) {
+          // Through a broker, "sent" is the broker's confirmation: the ledger books afterwards.
+          if (admin.pendingCount() == 0
+              && (broker == null || counters.booked() >= counters.written())) {
             drained = true;
             drainedNanos = System.nanoTime() - start;
             break;

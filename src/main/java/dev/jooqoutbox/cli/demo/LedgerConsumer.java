@@ -71,29 +71,41 @@ final class LedgerConsumer implements OutboxHandler {
       throw new InjectedFailure(
           "injected failure (--fail-rate) before booking order " + order.orderId());
     }
+    book(message.id(), order, startedNanos);
+    if (roll(duplicateRate)) {
+      throw new InjectedFailure(
+          "injected lost acknowledgement (--duplicate-rate) after booking order "
+              + order.orderId());
+    }
+  }
+
+  /**
+   * Books {@code order}, delivered by the demo's consumer of a broker ({@code --publish}), unless
+   * the inbox already has {@code messageId}: a copy the broker delivered again books nothing.
+   */
+  void bookFromBroker(String messageId, OrderPlaced order) {
+    book(messageId, order, System.nanoTime());
+  }
+
+  private void book(String messageId, OrderPlaced order, long startedNanos) {
     boolean booked =
         inbox.runOnce(
             dsl,
             CONSUMER,
-            message.id(),
+            messageId,
             tx ->
                 tx.insertInto(LEDGER)
                     .set(LEDGER_ORDER_ID, order.orderId())
                     .set(LEDGER_CUSTOMER, order.customer())
                     .set(LEDGER_CUSTOMER_SEQ, order.customerSeq())
                     .set(LEDGER_AMOUNT, order.amountCents())
-                    .set(LEDGER_MESSAGE_ID, message.id())
+                    .set(LEDGER_MESSAGE_ID, messageId)
                     .set(LEDGER_BOOKED_AT, System.currentTimeMillis())
                     .execute());
     if (booked) {
       counters.countBooked(order.orderId(), startedNanos);
     } else {
       counters.countDuplicate();
-    }
-    if (roll(duplicateRate)) {
-      throw new InjectedFailure(
-          "injected lost acknowledgement (--duplicate-rate) after booking order "
-              + order.orderId());
     }
   }
 

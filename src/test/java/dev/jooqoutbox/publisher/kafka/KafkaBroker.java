@@ -15,9 +15,10 @@ import org.apache.kafka.common.test.TestKitNodes;
 
 /**
  * A real single-node KRaft Kafka broker (combined broker and controller) in the test JVM, from the
- * Kafka project's test kit: Kafka is not installed on the machines and there is no Docker.
+ * Kafka project's test kit: Kafka is not installed on the machines and there is no Docker. Public
+ * for the demo's test of {@code --publish kafka}.
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
 
   private final TcpProxy proxy;
   private final KafkaClusterTestKit cluster;
@@ -27,7 +28,7 @@ final class KafkaBroker implements AutoCloseable {
    * The broker advertises a {@link TcpProxy} in front of its listener, so that every client
    * connection (after the bootstrap) goes through it and a test can cut them all.
    */
-  KafkaBroker() throws Exception {
+  public KafkaBroker() throws Exception {
     proxy = new TcpProxy(TestBrokers.HOST, 1);
     cluster =
         new KafkaClusterTestKit.Builder(
@@ -60,7 +61,7 @@ final class KafkaBroker implements AutoCloseable {
     return proxy;
   }
 
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return cluster.bootstrapServers();
   }
 

@@ -2,17 +2,21 @@ package dev.jooqoutbox.publisher.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.jooqoutbox.faults.ChildJvm;
 import dev.jooqoutbox.publisher.Received;
 import dev.jooqoutbox.testing.TestDatabase;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Kafka publisher on PostgreSQL: the happy path of the contract, plus three relays at once and
- * an outage (every connection to the broker cut) in the middle of a drain.
+ * an outage (every connection to the broker cut) in the middle of a drain and a relay killed while
+ * publishing.
  */
 class PostgresKafkaPublisherTest extends KafkaPublisherContract {
 
@@ -83,5 +87,29 @@ class PostgresKafkaPublisherTest extends KafkaPublisherContract {
     assertDeadWithReason(id, "RecordTooLargeException");
     assertThat(admin.message(id).orElseThrow().attempts()).isEqualTo(3);
     assertThat(received()).isEmpty();
+  }
+
+  @Test
+  void aRelayKilledMidPublishLeavesAtMostTheMessagesItHeldAsCopies(@TempDir Path logs)
+      throws Exception {
+    List<String> ids = write(topic, 20, 100);
+    // The child JVM reaches this JVM's broker over its bootstrap address.
+    ChildJvm child =
+        startRelayProcess(logs.resolve("relay.log"), "kafka", broker.bootstrapServers(), topic);
+    List<String> heldAtTheKill = killWhileHolding(child);
+    // A second relay takes over once the killed one's lease (2 s) ran out and sends again what
+    // the first had claimed; those the broker had already stored are stored twice, same id.
+    startRelay(topic, publisher());
+
+    awaitNothingPending(Duration.ofSeconds(60));
+
+    assertDeliveredAgain(heldAtTheKill);
+    List<Received> received = received();
+    assertArrivedAsWritten(ids, received, false);
+    int copies = assertFirstArrivalsInOrderPerAggregate(received, 100);
+    assertCopiesAtMostHeld(received, heldAtTheKill);
+    System.out.printf(
+        "Kafka kill: %d copies, %d messages held by the killed relay%n",
+        copies, heldAtTheKill.size());
   }
 }
