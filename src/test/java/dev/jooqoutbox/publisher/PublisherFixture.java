@@ -132,10 +132,56 @@ public abstract class PublisherFixture extends DatabaseFixture {
   }
 
   /** Starts {@code count} relays of {@code topic}, each with a publisher of its own. */
-  protected void startRelays(int count, String topic, Supplier<AsyncOutboxHandler> publishers) {
-    for (int i = 0; i < count; i++) {
-      startRelay(topic, publishers.get());
+  /** What a broker's consumer has received so far. */
+  @FunctionalInterface
+  protected interface ReceivedSoFar {
+    List<Received> get() throws Exception;
+  }
+
+  /** A publisher that reaches its broker on {@code port} of {@link TestBrokers#HOST}. */
+  @FunctionalInterface
+  protected interface PublisherAt {
+    AsyncOutboxHandler port(int port) throws Exception;
+  }
+
+  /**
+   * Writes 10 aggregates of 30 messages of {@code topic} and starts a relay whose publisher reaches
+   * the broker on {@code brokerPort} through a proxy that its 100th message cuts for 500 ms (an
+   * outage in the middle of the drain); returns the ids in write order.
+   */
+  protected List<String> drainThroughAnOutage(String topic, int brokerPort, PublisherAt publisher)
+      throws Exception {
+    List<String> ids = write(topic, 10, 30);
+    TcpProxy proxy = closeLater(new TcpProxy(TestBrokers.HOST, brokerPort));
+    startRelay(topic, cutAt(100, proxy, Duration.ofMillis(500), publisher.port(proxy.port())));
+    return ids;
+  }
+
+  /** A new publisher, for one relay. */
+  @FunctionalInterface
+  protected interface Publishers {
+    AsyncOutboxHandler next() throws Exception;
+  }
+
+  /**
+   * Three relays drain 20 aggregates of 25 messages of {@code topic} at once, each with a publisher
+   * of {@code publishers}: every message arrives once, as written, in order per aggregate.
+   */
+  protected void assertThreeRelaysKeepEachAggregatesOrder(
+      String topic, Publishers publishers, ReceivedSoFar received) throws Exception {
+    List<String> ids = write(topic, 20, 25);
+    for (int i = 0; i < 3; i++) {
+      startRelay(topic, publishers.next());
     }
+
+    awaitNothingPending(Duration.ofSeconds(60));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> received.get().size() >= ids.size());
+
+    assertArrivedAsWritten(ids, received.get(), true);
+    assertInOrderPerAggregate(received.get(), 25);
   }
 
   /**

@@ -73,17 +73,14 @@ class OperationsDocRetryWindowTest extends RelayContractSupport {
     Map<String, Integer> calls = new HashMap<>();
     Map<String, Duration> waited = new HashMap<>();
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .handler(
-                    "orders",
-                    m -> {
-                      synchronized (calls) {
-                        calls.merge(m.id(), 1, Integer::sum);
-                      }
-                      throw new IllegalStateException("always fails");
-                    })
-                .build());
+        relayOf(
+            "orders",
+            m -> {
+              synchronized (calls) {
+                calls.merge(m.id(), 1, Integer::sum);
+              }
+              throw new IllegalStateException("always fails");
+            });
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       Instant failedAt = clock.instant();
       assertThat(relay.drainOnce(1000)).as("messages tried at attempt %d", attempt).isEqualTo(20);

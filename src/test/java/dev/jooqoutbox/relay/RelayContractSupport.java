@@ -60,6 +60,11 @@ abstract class RelayContractSupport extends DatabaseFixture {
    * thread and runs of one message: handlers then run one at a time in claim (seq) order, which the
    * assertions of these contracts spell out. Tests of lanes and concurrency set both.
    */
+  /** A relay of {@link #relay()} with one handler, closed after the test. */
+  OutboxRelay relayOf(String topic, OutboxHandler handler) {
+    return closeLater(relay().handler(topic, handler).build());
+  }
+
   /** A relay of {@link #relay()} that retries after 1 s, up to {@code maxAttempts} attempts. */
   OutboxRelay retryingRelay(int maxAttempts, String topic, OutboxHandler handler) {
     return closeLater(

@@ -170,17 +170,14 @@ abstract class RelayDeliveryContract extends RelayContractSupport {
     List<OutboxMessage> seen = new CopyOnWriteArrayList<>();
     Inbox inbox = new Inbox(clock);
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .handler(
-                    "orders",
-                    m -> {
-                      seen.add(m);
-                      inside.put(m.id(), OutboxRelay.currentMessage());
-                      // Code the handler calls finds the message without being passed it.
-                      recordInInbox(inbox);
-                    })
-                .build());
+        relayOf(
+            "orders",
+            m -> {
+              seen.add(m);
+              inside.put(m.id(), OutboxRelay.currentMessage());
+              // Code the handler calls finds the message without being passed it.
+              recordInInbox(inbox);
+            });
     assertThat(OutboxRelay.currentMessage()).isEmpty();
 
     assertThat(relay.drainOnce(100)).isEqualTo(3);

@@ -44,17 +44,14 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
     String other = write("card-2", "payments", Map.of("n", 3));
     List<String> delivered = new CopyOnWriteArrayList<>();
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .handler(
-                    "payments",
-                    m -> {
-                      delivered.add(m.id());
-                      if (m.id().equals(charge)) {
-                        throw new OutcomeUnknownException("timed out after sending", "ch_42", null);
-                      }
-                    })
-                .build());
+        relayOf(
+            "payments",
+            m -> {
+              delivered.add(m.id());
+              if (m.id().equals(charge)) {
+                throw new OutcomeUnknownException("timed out after sending", "ch_42", null);
+              }
+            });
 
     drainOverDays(relay, 5);
 
@@ -183,16 +180,13 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
     String id = write("acct-1", "rates", Map.of("n", 1));
     var at = START.plus(Duration.ofHours(2));
     OutboxRelay relay =
-        closeLater(
-            relay()
-                .handler(
-                    "rates",
-                    m -> {
-                      if (clock.instant().isBefore(at)) {
-                        throw RescheduleException.at(at);
-                      }
-                    })
-                .build());
+        relayOf(
+            "rates",
+            m -> {
+              if (clock.instant().isBefore(at)) {
+                throw RescheduleException.at(at);
+              }
+            });
     relay.drainOnce(100);
     assertThat(row(id).getAvailableAt()).isEqualTo(at);
     clock.set(at);

@@ -26,13 +26,7 @@ class PostgresKafkaPublisherTest extends KafkaPublisherContract {
 
   @Test
   void threeRelaysKeepEachAggregatesOrderInItsPartition() throws Exception {
-    List<String> ids = write(topic, 20, 25);
-    startRelays(3, topic, this::publisher);
-
-    awaitNothingPending(Duration.ofSeconds(60));
-
-    assertArrivedAsWritten(ids, received(), true);
-    assertInOrderPerAggregate(received(), 25);
+    assertThreeRelaysKeepEachAggregatesOrder(topic, this::publisher, this::received);
   }
 
   @Test

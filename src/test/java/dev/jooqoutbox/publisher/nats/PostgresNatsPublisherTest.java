@@ -3,7 +3,6 @@ package dev.jooqoutbox.publisher.nats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.faults.ChildJvm;
-import dev.jooqoutbox.publisher.TcpProxy;
 import dev.jooqoutbox.publisher.TestBrokers;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.nats.client.ConnectionListener;
@@ -26,22 +25,13 @@ class PostgresNatsPublisherTest extends NatsPublisherContract {
 
   @Test
   void threeRelaysKeepEachAggregatesOrderInTheStream() throws Exception {
-    List<String> ids = write(topic, 20, 25);
-    for (int i = 0; i < 3; i++) {
-      startRelay(topic, publisher(TestBrokers.NATS_PORT));
-    }
-
-    awaitNothingPending(Duration.ofSeconds(60));
-
-    assertArrivedAsWritten(ids, stream.received(), true);
-    assertInOrderPerAggregate(stream.received(), 25);
+    assertThreeRelaysKeepEachAggregatesOrder(
+        topic, () -> publisher(TestBrokers.NATS_PORT), stream::received);
   }
 
   @Test
   void anOutageLosesNothingAndTheDuplicateWindowDropsTheResentCopies() throws Exception {
-    List<String> ids = write(topic, 10, 30);
-    TcpProxy proxy = closeLater(new TcpProxy(TestBrokers.HOST, TestBrokers.NATS_PORT));
-    startRelay(topic, cutAt(100, proxy, Duration.ofMillis(500), publisher(proxy.port())));
+    List<String> ids = drainThroughAnOutage(topic, TestBrokers.NATS_PORT, this::publisher);
 
     awaitNothingPending(Duration.ofSeconds(25));
 

@@ -6,7 +6,6 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.jooqoutbox.faults.ChildJvm;
-import dev.jooqoutbox.publisher.TcpProxy;
 import dev.jooqoutbox.publisher.TestBrokers;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.nio.file.Path;
@@ -30,21 +29,13 @@ class PostgresRabbitMqPublisherTest extends RabbitMqPublisherContract {
 
   @Test
   void threeRelaysKeepEachAggregatesOrderAtTheConsumer() throws Exception {
-    List<String> ids = write(topic, 20, 25);
-    startRelays(3, topic, () -> publisher(TestBrokers.RABBITMQ_PORT));
-
-    awaitNothingPending(Duration.ofSeconds(60));
-    awaitReceived(consumer::received, ids.size());
-
-    assertArrivedAsWritten(ids, consumer.received(), true);
-    assertInOrderPerAggregate(consumer.received(), 25);
+    assertThreeRelaysKeepEachAggregatesOrder(
+        topic, () -> publisher(TestBrokers.RABBITMQ_PORT), consumer::received);
   }
 
   @Test
   void anOutageInTheMiddleOfADrainLosesNothingAndTheRelayResumesByItself() throws Exception {
-    List<String> ids = write(topic, 10, 30);
-    TcpProxy proxy = closeLater(new TcpProxy(TestBrokers.HOST, TestBrokers.RABBITMQ_PORT));
-    startRelay(topic, cutAt(100, proxy, Duration.ofMillis(500), publisher(proxy.port())));
+    List<String> ids = drainThroughAnOutage(topic, TestBrokers.RABBITMQ_PORT, this::publisher);
 
     awaitNothingPending(Duration.ofSeconds(60));
     awaitReceived(() -> consumer.received().stream().map(r -> r.id()).distinct().toList(), 300);
