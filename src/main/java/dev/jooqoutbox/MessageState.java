@@ -36,39 +36,6 @@ public record MessageState(
     Instant outcomeUnknownAt,
     String remoteRef) {
 
-  /** A state without an outcome-unknown record. */
-  public MessageState(
-      long seq,
-      String id,
-      String aggregate,
-      String topic,
-      MessageStatus status,
-      int attempts,
-      String lastError,
-      Instant createdAt,
-      Instant availableAt,
-      Instant leasedUntil,
-      Instant sentAt,
-      Instant deadAt,
-      String payloadJson) {
-    this(
-        seq,
-        id,
-        aggregate,
-        topic,
-        status,
-        attempts,
-        lastError,
-        createdAt,
-        availableAt,
-        leasedUntil,
-        sentAt,
-        deadAt,
-        payloadJson,
-        null,
-        null);
-  }
-
   @Override
   public String toString() {
     return WithoutPayload.toString(
