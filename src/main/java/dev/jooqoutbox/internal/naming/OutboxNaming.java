@@ -5,11 +5,11 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxName;
+import dev.jooqoutbox.internal.repository.SchemaSupport;
 import dev.jooqoutbox.schema.DefaultSchema;
 import org.jooq.Context;
 import org.jooq.DSLContext;
 import org.jooq.QueryPart;
-import org.jooq.SQLDialect;
 import org.jooq.conf.MappedSchema;
 import org.jooq.conf.MappedTable;
 import org.jooq.conf.RenderMapping;
@@ -36,7 +36,7 @@ public final class OutboxNaming {
    * copied, never changed.
    */
   public static DSLContext apply(DSLContext dsl, OutboxName name) {
-    if (name.hasSchema() && dsl.dialect().family() == SQLDialect.SQLITE) {
+    if (name.hasSchema() && !SchemaSupport.of(dsl.dialect())) {
       throw new IllegalArgumentException(
           name + ": SQLite has no schemas; use an outbox without a schema (OutboxName.inSchema)");
     }
