@@ -16,6 +16,11 @@ import java.util.regex.Pattern;
  * SQL text from the caller, and the longest name derived from it ({@code
  * ix_NAME_outbox_message_aggregate_pending}) fits PostgreSQL's 63 characters. {@link #of} refuses
  * any other name with an {@link IllegalArgumentException} saying why.
+ *
+ * <p>An outbox may also live in a schema of its own ({@link #inSchema}): a PostgreSQL schema, or a
+ * MariaDB database, on the same connections. Its tables are then {@code SCHEMA.TABLE} in every
+ * query and migration, whatever the connection's current schema; the schema must exist (it is never
+ * created). SQLite has no schemas: an outbox with a schema is refused there.
  */
 public final class OutboxName {
 
@@ -27,10 +32,19 @@ public final class OutboxName {
   /** The default outbox: tables {@code outbox_message} and {@code inbox_message}. */
   public static final OutboxName DEFAULT = new OutboxName("");
 
+  /** The longest schema name: PostgreSQL's 63 characters (MariaDB allows 64). */
+  public static final int MAX_SCHEMA_LENGTH = 63;
+
   private final String name;
+  private final String schema;
 
   private OutboxName(String name) {
+    this(name, "");
+  }
+
+  private OutboxName(String name, String schema) {
     this.name = name;
+    this.schema = schema;
   }
 
   /**
@@ -40,16 +54,44 @@ public final class OutboxName {
    *     letters, digits and underscores starting with a letter
    */
   public static OutboxName of(String name) {
-    Objects.requireNonNull(name, "name");
-    if (name.isEmpty() || name.length() > MAX_LENGTH || !VALID.matcher(name).matches()) {
+    return new OutboxName(validated("outbox name", name, MAX_LENGTH));
+  }
+
+  /**
+   * This outbox (the same tables) in the schema {@code schema}: a PostgreSQL schema or a MariaDB
+   * database, which must exist. {@code OutboxName.DEFAULT.inSchema("x")} is the default tables in
+   * {@code x}. Two outboxes with the same tables in two schemas never see each other's rows.
+   *
+   * @throws IllegalArgumentException when {@code schema} is not 1 to {@value #MAX_SCHEMA_LENGTH}
+   *     lower-case letters, digits and underscores starting with a letter
+   */
+  public OutboxName inSchema(String schema) {
+    return new OutboxName(name, validated("schema name", schema, MAX_SCHEMA_LENGTH));
+  }
+
+  private static String validated(String what, String value, int maxLength) {
+    Objects.requireNonNull(value, what);
+    if (value.isEmpty() || value.length() > maxLength || !VALID.matcher(value).matches()) {
       throw new IllegalArgumentException(
-          "invalid outbox name \""
-              + printable(name)
+          "invalid "
+              + what
+              + " \""
+              + printable(value)
               + "\": use 1 to "
-              + MAX_LENGTH
+              + maxLength
               + " lower-case letters (a-z), digits and underscores, starting with a letter");
     }
-    return new OutboxName(name);
+    return value;
+  }
+
+  /** The schema given to {@link #inSchema}, or the empty string: the connection's current one. */
+  public String schema() {
+    return schema;
+  }
+
+  /** Whether {@link #inSchema} gave this outbox a schema. */
+  public boolean hasSchema() {
+    return !schema.isEmpty();
   }
 
   /** The name, or the empty string for {@link #DEFAULT}. */
@@ -57,7 +99,10 @@ public final class OutboxName {
     return name;
   }
 
-  /** Whether this is the default outbox. */
+  /**
+   * Whether this is the default outbox (tables {@code outbox_message} and {@code inbox_message}),
+   * in whichever schema.
+   */
   public boolean isDefault() {
     return name.isEmpty();
   }
@@ -84,16 +129,17 @@ public final class OutboxName {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof OutboxName other && other.name.equals(name);
+    return o instanceof OutboxName other && other.name.equals(name) && other.schema.equals(schema);
   }
 
   @Override
   public int hashCode() {
-    return name.hashCode();
+    return Objects.hash(name, schema);
   }
 
   @Override
   public String toString() {
-    return isDefault() ? "default outbox" : "outbox " + name;
+    return (isDefault() ? "default outbox" : "outbox " + name)
+        + (hasSchema() ? " in schema " + schema : "");
   }
 }

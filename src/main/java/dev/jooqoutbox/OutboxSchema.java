@@ -2,6 +2,7 @@ package dev.jooqoutbox;
 
 import java.io.Writer;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -157,7 +158,7 @@ public final class OutboxSchema {
 
   /** What the log lines name: "outbox schema" as before named outboxes, or the named one's. */
   private static String subject(OutboxName name) {
-    return name.isDefault() ? "outbox schema" : "schema of " + name;
+    return name.isDefault() && !name.hasSchema() ? "outbox schema" : "schema of " + name;
   }
 
   /**
@@ -187,17 +188,25 @@ public final class OutboxSchema {
     // Plain JDBC metadata instead of jOOQ's meta(): that one lists every schema of the catalog, so
     // an empty PostgreSQL schema looked migrated when any other schema held the tables.
     Set<String> names = new HashSet<>();
+    String catalog;
+    String schema;
     try {
-      // A null schema would make getTables list every schema: a missing one looked migrated.
-      requireCurrentSchema(connection);
+      if (name.hasSchema()) {
+        requireSchema(connection, name);
+        boolean postgres = "PostgreSQL".equals(connection.getMetaData().getDatabaseProductName());
+        catalog = postgres ? connection.getCatalog() : name.schema();
+        schema = postgres ? name.schema() : null;
+      } else {
+        // A null schema would make getTables list every schema: a missing one looked migrated.
+        requireCurrentSchema(connection);
+        catalog = connection.getCatalog();
+        schema = connection.getSchema();
+      }
     } catch (SQLException e) {
       throw new OutboxException("cannot read the current schema: " + e.getMessage(), e);
     }
     try (ResultSet tables =
-        connection
-            .getMetaData()
-            .getTables(
-                connection.getCatalog(), connection.getSchema(), "%", new String[] {"TABLE"})) {
+        connection.getMetaData().getTables(catalog, schema, "%", new String[] {"TABLE"})) {
       while (tables.next()) {
         names.add(tables.getString("TABLE_NAME").toLowerCase(Locale.ROOT));
       }
@@ -219,7 +228,51 @@ public final class OutboxSchema {
   private static void withLiquibase(
       DataSource dataSource, OutboxName name, boolean printOnly, LiquibaseWork work) {
     try (Connection connection = dataSource.getConnection()) {
-      requireCurrentSchema(connection);
+      if (name.hasSchema()) {
+        requireSchema(connection, name);
+        // The changesets' SQL names its tables unqualified: they go to the session's schema
+        // (PostgreSQL search_path, MariaDB current database), so that is the outbox's one for the
+        // migration and the connection's own again after it.
+        String schema = connection.getSchema();
+        String catalog = connection.getCatalog();
+        boolean autoCommit = connection.getAutoCommit();
+        try {
+          useSchema(connection, name.schema(), name.schema());
+          runLiquibase(connection, name, printOnly, work);
+        } finally {
+          // Liquibase leaves auto-commit off: a SET search_path now would be rolled back when
+          // the pool takes the connection back, leaving it in the outbox's schema.
+          if (!connection.getAutoCommit()) {
+            connection.rollback();
+            connection.setAutoCommit(autoCommit);
+          }
+          useSchema(connection, schema, catalog);
+        }
+      } else {
+        requireCurrentSchema(connection);
+        runLiquibase(connection, name, printOnly, work);
+      }
+    } catch (OutboxException e) {
+      throw e;
+    } catch (SQLException e) {
+      throw new OutboxException("cannot open a connection for the outbox migration", e);
+    }
+  }
+
+  private static void useSchema(Connection connection, String schema, String catalog)
+      throws SQLException {
+    if ("PostgreSQL".equals(connection.getMetaData().getDatabaseProductName())) {
+      if (schema != null) {
+        connection.setSchema(schema);
+      }
+    } else if (catalog != null) {
+      connection.setCatalog(catalog);
+    }
+  }
+
+  private static void runLiquibase(
+      Connection connection, OutboxName name, boolean printOnly, LiquibaseWork work) {
+    try {
       var accessor = new ClassLoaderResourceAccessor(OutboxSchema.class.getClassLoader());
       // Liquibase's default UI service and its update summary print to System.out, and its log
       // goes to java.util.logging at INFO (a dozen records per start, also when nothing is to do):
@@ -248,16 +301,46 @@ public final class OutboxSchema {
               // A validated name (OutboxName.of): it becomes part of identifiers, never SQL text.
               liquibase.setChangeLogParameter(NAME_PARAMETER, name.name());
             }
+            if (name.hasSchema()) {
+              // A validated schema name (OutboxName.inSchema): Liquibase creates the tables and
+              // its own DATABASECHANGELOG and lock table there, so each schema migrates on its own.
+              database.setDefaultSchemaName(name.schema());
+              database.setLiquibaseSchemaName(name.schema());
+              if (!database.supportsSchemas()) { // MariaDB: a schema is a database (catalog)
+                database.setDefaultCatalogName(name.schema());
+                database.setLiquibaseCatalogName(name.schema());
+              }
+            }
             liquibase.setShowSummaryOutput(UpdateSummaryOutputEnum.LOG);
             work.run(liquibase);
           });
     } catch (OutboxException e) {
       throw e;
-    } catch (SQLException e) {
-      throw new OutboxException("cannot open a connection for the outbox migration", e);
     } catch (Exception e) {
       throw new OutboxException("outbox migration failed: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The schema of an outbox with one ({@link OutboxName#inSchema}) must exist (it is never
+   * created); SQLite has none.
+   */
+  private static void requireSchema(Connection connection, OutboxName name) throws SQLException {
+    DatabaseMetaData meta = connection.getMetaData();
+    if ("SQLite".equals(meta.getDatabaseProductName())) {
+      throw new OutboxException(
+          name + ": SQLite has no schemas; use an outbox without a schema (OutboxName.inSchema)");
+    }
+    boolean catalogs = !"PostgreSQL".equals(meta.getDatabaseProductName());
+    try (ResultSet found = catalogs ? meta.getCatalogs() : meta.getSchemas()) {
+      while (found.next()) {
+        if (name.schema().equalsIgnoreCase(found.getString(1))) {
+          return;
+        }
+      }
+    }
+    throw new OutboxException(
+        "schema \"" + name.schema() + "\" does not exist: create it, or name an existing schema");
   }
 
   /**

@@ -4,8 +4,8 @@ import dev.jooqoutbox.OutboxName;
 import picocli.CommandLine.Option;
 
 /**
- * The required {@code --db URL} of the operator commands and their {@code --outbox NAME} (a picocli
- * mixin).
+ * The required {@code --db URL} of the operator commands and their {@code --outbox NAME} and {@code
+ * --schema NAME} (a picocli mixin).
  */
 final class DatabaseOption {
 
@@ -26,15 +26,26 @@ final class DatabaseOption {
               + " instead of the default one.")
   String outbox;
 
-  /** The outbox {@code --outbox} names, or the default one. */
+  @Option(
+      names = "--schema",
+      paramLabel = "NAME",
+      description =
+          "The outbox's tables are in the PostgreSQL schema (MariaDB database) NAME, which must"
+              + " exist, instead of the connection's current one. Not on SQLite.")
+  String schema;
+
+  /** The outbox {@code --outbox} and {@code --schema} name, or the default one. */
   OutboxName name() {
-    if (outbox == null) {
-      return OutboxName.DEFAULT;
-    }
+    OutboxName name;
     try {
-      return OutboxName.of(outbox);
+      name = outbox == null ? OutboxName.DEFAULT : OutboxName.of(outbox);
     } catch (IllegalArgumentException invalid) {
       throw new CliException("--outbox: " + invalid.getMessage());
+    }
+    try {
+      return schema == null ? name : name.inSchema(schema);
+    } catch (IllegalArgumentException invalid) {
+      throw new CliException("--schema: " + invalid.getMessage());
     }
   }
 
@@ -42,6 +53,7 @@ final class DatabaseOption {
   String again(String displayUrl) {
     return "--db "
         + CliDatabase.shellQuoted(displayUrl)
-        + (outbox == null ? "" : " --outbox " + outbox);
+        + (outbox == null ? "" : " --outbox " + outbox)
+        + (schema == null ? "" : " --schema " + schema);
   }
 }

@@ -37,19 +37,24 @@ public class OutboxProperties {
   }
 
   /**
-   * The outbox {@link #getName} names, or the default one.
+   * The outbox {@link #getName} names, or the default one, in the schema {@code
+   * jooq-outbox.schema.name} names if set.
    *
    * @throws IllegalStateException naming the property when the name is invalid
    */
   OutboxName outboxName() {
-    if (name == null || name.isEmpty()) {
-      return OutboxName.DEFAULT;
-    }
+    OutboxName outbox;
     try {
-      return OutboxName.of(name);
+      outbox = name == null || name.isEmpty() ? OutboxName.DEFAULT : OutboxName.of(name);
     } catch (IllegalArgumentException e) {
       // Without the cause: the root cause is what Spring reports, and it should name the property.
       throw new IllegalStateException(PREFIX + ".name: " + e.getMessage());
+    }
+    String in = schema.getName();
+    try {
+      return in == null || in.isEmpty() ? outbox : outbox.inSchema(in);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(PREFIX + ".schema.name: " + e.getMessage());
     }
   }
 
@@ -304,6 +309,21 @@ public class OutboxProperties {
      * changesets are skipped), NEVER (the application's Liquibase includes the changelog).
      */
     private Migrate migrate = Migrate.AUTO;
+
+    /**
+     * The PostgreSQL schema (MariaDB database) the outbox's tables are in, which must exist (see
+     * {@link dev.jooqoutbox.OutboxName#inSchema}); unset: the connection's current one. Not on
+     * SQLite.
+     */
+    private String name;
+
+    public String getName() {
+      return name;
+    }
+
+    public void setName(String name) {
+      this.name = name;
+    }
 
     public Migrate getMigrate() {
       return migrate;

@@ -6,8 +6,10 @@ import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.testing.EmptyDatabasePerTest;
 import dev.jooqoutbox.testing.TestDatabase;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.jooq.DSLContext;
@@ -17,6 +19,7 @@ import org.jooq.Key;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,6 +91,46 @@ abstract class SchemaConformanceContract extends EmptyDatabasePerTest {
             .as("column types of %s", named)
             .isEqualTo(columnTypes(table));
       }
+    }
+  }
+
+  /**
+   * A named outbox migrated into another schema (OutboxName.inSchema) through a connection whose
+   * current schema is not that one: its tables there conform as in the connection's own schema.
+   * PostgreSQL and MariaDB; SQLite has no schemas (SqliteSchemaOutboxTest).
+   */
+  @Test
+  void outboxInASchemaHasTheDefaultSchemaUnderItsNames() {
+    Assumptions.assumeTrue(kind != TestDatabase.Kind.SQLITE, "SQLite has no schemas");
+    TestDatabase home = db;
+    TestDatabase other = TestDatabase.empty(kind, 1);
+    try {
+      OutboxName billing = OutboxName.of("billing");
+      OutboxSchema.migrate(home.dataSource(), billing.inSchema(other.name()));
+      home.migrate();
+      Map<String, Set<String>> homeIndexes = new HashMap<>();
+      Map<String, List<String>> homeTypes = new HashMap<>();
+      for (String table : List.of("outbox_message", "inbox_message")) {
+        homeIndexes.put(table, indexes(table));
+        homeTypes.put(table, columnTypes(table));
+      }
+      db = other; // the checks below read the current schema of db's connections
+      assertConforms(billing);
+      for (String table : List.of("outbox_message", "inbox_message")) {
+        String named = "billing_" + table;
+        assertThat(indexes(named))
+            .as("indexes of %s", named)
+            .isEqualTo(
+                homeIndexes.get(table).stream()
+                    .map(i -> i.replace(table, named))
+                    .collect(Collectors.toSet()));
+        assertThat(columnTypes(named))
+            .as("column types of %s", named)
+            .isEqualTo(homeTypes.get(table));
+      }
+    } finally {
+      db = home;
+      other.close();
     }
   }
 

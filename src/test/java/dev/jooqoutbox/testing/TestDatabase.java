@@ -131,6 +131,11 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /** The JDBC URL of this isolated database, for a second pool or another process. */
+  /** The schema (PostgreSQL) or database (MariaDB) name; a label only on SQLite. */
+  public String name() {
+    return name;
+  }
+
   public String url() {
     return url;
   }

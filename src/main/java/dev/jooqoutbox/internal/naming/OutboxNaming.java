@@ -5,6 +5,7 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxName;
+import dev.jooqoutbox.internal.repository.SchemaSupport;
 import dev.jooqoutbox.schema.DefaultSchema;
 import org.jooq.Context;
 import org.jooq.DSLContext;
@@ -35,7 +36,12 @@ public final class OutboxNaming {
    * copied, never changed.
    */
   public static DSLContext apply(DSLContext dsl, OutboxName name) {
-    if (name.isDefault() || outboxTable(dsl.settings()).equals(name.outboxTable())) {
+    if (name.hasSchema() && !SchemaSupport.of(dsl.dialect())) {
+      throw new IllegalArgumentException(
+          name + ": SQLite has no schemas; use an outbox without a schema (OutboxName.inSchema)");
+    }
+    if (outboxTable(dsl.settings()).equals(name.outboxTable())
+        && schema(dsl.settings()).equals(name.schema())) {
       return dsl;
     }
     // A new RenderMapping: the clone of the settings shares the caller's (SettingsTools.clone is
@@ -57,8 +63,10 @@ public final class OutboxNaming {
   }
 
   private static MappedSchema mapped(OutboxName name) {
+    // An output schema makes jOOQ qualify the tables with it: SCHEMA.TABLE in every query.
     return new MappedSchema()
         .withInput(DefaultSchema.DEFAULT_SCHEMA.getName())
+        .withOutput(name.hasSchema() ? name.schema() : null)
         .withTables(
             new MappedTable().withInput(OUTBOX_MESSAGE.getName()).withOutput(name.outboxTable()),
             new MappedTable().withInput(INBOX_MESSAGE.getName()).withOutput(name.inboxTable()));
@@ -84,11 +92,27 @@ public final class OutboxNaming {
     return OUTBOX_MESSAGE.getName();
   }
 
+  /** The schema that {@code settings} render the outbox tables in, or "" for the current one. */
+  public static String schema(Settings settings) {
+    RenderMapping mapping = settings == null ? null : settings.getRenderMapping();
+    if (mapping != null) {
+      for (MappedSchema schema : mapping.getSchemata()) {
+        if (DefaultSchema.DEFAULT_SCHEMA.getName().equals(schema.getInput())) {
+          return schema.getOutput() == null ? "" : schema.getOutput();
+        }
+      }
+    }
+    return "";
+  }
+
   /**
    * The PostgreSQL notification channel of the outbox {@code settings} map to: {@link
    * Outbox#NOTIFY_CHANNEL} for the default outbox, {@code jooq_outbox_<outbox table>} for a named
-   * one, so that a write wakes only the relays of its own outbox. An identifier built from a
-   * validated name (at most 12 + 27 + 15 = 54 characters), never from other input.
+   * one, so that a write wakes only the relays of its own outbox. The channel does not name the
+   * schema ({@link OutboxName#inSchema}): outboxes with the same tables in two schemas wake each
+   * other's relays, which then find nothing of theirs to send (an extra poll, never a lost
+   * wake-up). An identifier built from a validated name (at most 12 + 27 + 15 = 54 characters),
+   * never from other input.
    */
   public static String notifyChannel(Settings settings) {
     String table = outboxTable(settings);
@@ -104,7 +128,10 @@ public final class OutboxNaming {
    */
   public static String wakeupKey(String database, Settings settings) {
     String table = outboxTable(settings);
-    return table.equals(OUTBOX_MESSAGE.getName()) ? database : database + "#" + table;
+    String schema = schema(settings);
+    String key = table.equals(OUTBOX_MESSAGE.getName()) ? database : database + "#" + table;
+    // An outbox in a schema of its own: not woken by the same tables in the current schema.
+    return schema.isEmpty() ? key : key + "@" + schema;
   }
 
   /**

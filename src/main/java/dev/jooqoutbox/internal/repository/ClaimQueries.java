@@ -170,8 +170,12 @@ final class ClaimQueries {
     var next = OUTBOX_MESSAGE.as("n");
     var head = OUTBOX_MESSAGE.as("h");
     Name agg = DSL.name("agg");
-    Field<String> aggAggregate = DSL.field(DSL.name("agg", "aggregate"), String.class);
-    Field<Integer> aggDepth = DSL.field(DSL.name("agg", "depth"), Integer.class);
+    // Plain SQL templates over names: jOOQ's render mapping of an outbox in a schema
+    // (OutboxName.inSchema maps the default schema) would qualify a table or field built from a
+    // name with that schema too, and a CTE has none. A Name itself renders as given.
+    Table<?> aggTable = DSL.table("{0}", agg);
+    Field<String> aggAggregate = DSL.field("{0}", String.class, DSL.name("agg", "aggregate"));
+    Field<Integer> aggDepth = DSL.field("{0}", Integer.class, DSL.name("agg", "depth"));
     CommonTableExpression<Record2<String, Integer>> visited =
         agg.fields("aggregate", "depth")
             .as(
@@ -186,7 +190,7 @@ final class ClaimQueries {
                                         .where(pending(next))
                                         .and(next.AGGREGATE.gt(aggAggregate))),
                                 aggDepth.plus(DSL.inline(1)))
-                            .from(DSL.table(agg))
+                            .from(aggTable)
                             .where(aggAggregate.isNotNull())
                             .and(aggDepth.lt(DSL.inline(aggregates)))));
     Field<Long> headSeq =
@@ -208,7 +212,7 @@ final class ClaimQueries {
         };
     return DSL.withRecursive(visited)
         .select(headSeq)
-        .from(DSL.table(agg))
+        .from(aggTable)
         .where(aggAggregate.isNotNull());
   }
 

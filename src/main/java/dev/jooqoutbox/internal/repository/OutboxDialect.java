@@ -115,6 +115,11 @@ interface OutboxDialect {
    */
   default void notifyRelays(DSLContext tx, String topic) {}
 
+  /** Whether tables can live in a schema other than the current one (OutboxName.inSchema). */
+  default boolean hasSchemas() {
+    return true;
+  }
+
   /** Whether {@link #notifyOtherProcesses} reaches relays in other processes. */
   default boolean notifiesOtherProcesses() {
     return false;

@@ -26,6 +26,12 @@ import org.jooq.impl.DSL;
  */
 final class SqliteDialect implements OutboxDialect {
 
+  /** One file is one database: no schemas ({@code ATTACH} aside, which the library never does). */
+  @Override
+  public boolean hasSchemas() {
+    return false;
+  }
+
   static final SqliteDialect INSTANCE = new SqliteDialect();
 
   private SqliteDialect() {}

@@ -1,0 +1,56 @@
+package dev.jooqoutbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxName;
+import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.testing.EmptyDatabasePerTest;
+import dev.jooqoutbox.testing.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code --schema NAME} (docs/guide.md, "Named outboxes"): the commands work in that schema. */
+abstract class CliSchemaOutboxContract extends EmptyDatabasePerTest {
+
+  private TestDatabase other;
+
+  CliSchemaOutboxContract(TestDatabase.Kind kind) {
+    super(kind);
+  }
+
+  @BeforeEach
+  void createASecondSchema() {
+    other = TestDatabase.empty(kind, 1);
+  }
+
+  @AfterEach
+  void dropTheSecondSchema() {
+    other.close();
+  }
+
+  @Test
+  void migrateAndStatusWorkInTheSchema() {
+    CliResult r = CliResult.run("migrate", "--db", db.url(), "--schema", other.name());
+
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(OutboxSchema.isMigrated(other.dsl())).isTrue();
+    assertThat(OutboxSchema.isMigrated(dsl)).isFalse();
+
+    OutboxName inOther = OutboxName.DEFAULT.inSchema(other.name());
+    Outbox outbox = Outbox.builder(dsl).name(inOther).build();
+    dsl.transaction(tx -> outbox.write(tx.dsl(), "a1", "t", "{}"));
+    CliResult status = CliResult.run("status", "--db", db.url(), "--schema", other.name());
+    assertThat(status.exitCode()).as(status.toString()).isZero();
+    CliResult plain = CliResult.run("status", "--db", db.url());
+    assertThat(plain.exitCode()).as(plain.toString()).isNotZero(); // no tables in db's own schema
+  }
+
+  @Test
+  void anInvalidSchemaIsNamed() {
+    CliResult invalid = CliResult.run("status", "--db", db.url(), "--schema", "A;drop");
+    assertThat(invalid.exitCode()).as(invalid.toString()).isNotZero();
+    assertThat(invalid.err()).contains("--schema: invalid schema name \"A;drop\"");
+  }
+}
