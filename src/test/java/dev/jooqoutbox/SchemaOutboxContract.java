@@ -5,16 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.relay.OutboxRelay;
-import dev.jooqoutbox.testing.EmptyDatabasePerTest;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.TwoEmptyDatabasesPerTest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,9 +22,8 @@ import org.junit.jupiter.api.Test;
  * database, reached through one connection pool, migrate, roll back and run on their own.
  * PostgreSQL and MariaDB only; SQLite's refusal is {@link SqliteSchemaOutboxTest}.
  */
-abstract class SchemaOutboxContract extends EmptyDatabasePerTest {
+abstract class SchemaOutboxContract extends TwoEmptyDatabasesPerTest {
 
-  private TestDatabase other;
   private OutboxName inA;
   private OutboxName inB;
 
@@ -34,16 +32,10 @@ abstract class SchemaOutboxContract extends EmptyDatabasePerTest {
   }
 
   @BeforeEach
-  void createASecondSchema() {
-    other = TestDatabase.empty(kind, 1);
+  void namesInBothSchemas() {
     // Two schemas of one server, both reached through db's pool: its own and the other one.
     inA = OutboxName.DEFAULT.inSchema(db.name());
     inB = OutboxName.DEFAULT.inSchema(other.name());
-  }
-
-  @AfterEach
-  void dropTheSecondSchema() {
-    other.close();
   }
 
   @Test

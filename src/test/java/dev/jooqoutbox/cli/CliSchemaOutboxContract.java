@@ -5,29 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.OutboxSchema;
-import dev.jooqoutbox.testing.EmptyDatabasePerTest;
 import dev.jooqoutbox.testing.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import dev.jooqoutbox.testing.TwoEmptyDatabasesPerTest;
 import org.junit.jupiter.api.Test;
 
 /** {@code --schema NAME} (docs/guide.md, "Named outboxes"): the commands work in that schema. */
-abstract class CliSchemaOutboxContract extends EmptyDatabasePerTest {
-
-  private TestDatabase other;
+abstract class CliSchemaOutboxContract extends TwoEmptyDatabasesPerTest {
 
   CliSchemaOutboxContract(TestDatabase.Kind kind) {
     super(kind);
-  }
-
-  @BeforeEach
-  void createASecondSchema() {
-    other = TestDatabase.empty(kind, 1);
-  }
-
-  @AfterEach
-  void dropTheSecondSchema() {
-    other.close();
   }
 
   @Test

@@ -1,7 +1,10 @@
 package dev.jooqoutbox.spring;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.testing.TestDatabase;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -31,5 +34,10 @@ final class Contexts {
   static String write(ApplicationContext context, String aggregate, String topic, Object payload) {
     return new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
         .execute(s -> context.getBean(Outbox.class).write(aggregate, topic, payload));
+  }
+
+  /** The context did not start, and the root cause of its failure says {@code message}. */
+  static void assertFailedSaying(AssertableApplicationContext context, String message) {
+    assertThat(context).getFailure().rootCause().hasMessageContaining(message);
   }
 }

@@ -77,9 +77,7 @@ class NamedOutboxSpringTest {
         .withPropertyValues("jooq-outbox.name=Billing", "jooq-outbox.relay.enabled=false")
         .run(
             context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
-                    .hasMessageContaining("jooq-outbox.name: invalid outbox name \"Billing\""));
+                Contexts.assertFailedSaying(
+                    context, "jooq-outbox.name: invalid outbox name \"Billing\""));
   }
 }

@@ -181,11 +181,8 @@ class OutboxAutoConfigurationTest {
         .withPropertyValues("jooq-outbox.write.max-payload-bytes=0")
         .run(
             context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
-                    .hasMessageContaining(
-                        "jooq-outbox.write.max-payload-bytes must be positive, was 0"));
+                Contexts.assertFailedSaying(
+                    context, "jooq-outbox.write.max-payload-bytes must be positive, was 0"));
   }
 
   @Test

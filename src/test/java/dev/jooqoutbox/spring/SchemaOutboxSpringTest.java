@@ -65,10 +65,7 @@ class SchemaOutboxSpringTest {
         .withPropertyValues("jooq-outbox.schema.name=Tenant", "jooq-outbox.relay.enabled=false")
         .run(
             context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
-                    .hasMessageContaining(
-                        "jooq-outbox.schema.name: invalid schema name \"Tenant\""));
+                Contexts.assertFailedSaying(
+                    context, "jooq-outbox.schema.name: invalid schema name \"Tenant\""));
   }
 }
