@@ -9,6 +9,8 @@ import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.TestDatabase.Kind;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -149,17 +151,7 @@ class DemoCommandTest {
   @Test
   void pacesTheWritersAtTheGivenRate() {
     DemoRunner result =
-        DemoRunner.run(
-            new DemoCommand(),
-            "--db",
-            "jdbc:sqlite:" + dir.resolve("paced.db"),
-            "--orders",
-            "100",
-            "--customers",
-            "10",
-            "--rate",
-            "200",
-            "--no-progress");
+        quietDemoOn("paced.db", "--orders", "100", "--customers", "10", "--rate", "200");
 
     assertThat(result.exitCode()).as("%s", result).isZero();
     assertThat(result.out()).contains("from 4 writers at 200/s");
@@ -173,20 +165,19 @@ class DemoCommandTest {
 
   @Test
   void failsWhenTheTimeoutEndsTheRun() {
-    DemoRunner result =
-        DemoRunner.run(
-            new DemoCommand(),
-            "--db",
-            "jdbc:sqlite:" + dir.resolve("slow.db"),
-            "--orders",
-            "1000000",
-            "--timeout",
-            "1s",
-            "--no-progress");
+    DemoRunner result = quietDemoOn("slow.db", "--orders", "1000000", "--timeout", "1s");
 
     assertThat(result.exitCode()).as("%s", result).isEqualTo(1);
     assertThat(result.out())
         .contains("then the timeout of 1s ended the run")
         .containsPattern("(?m)^FAIL$");
+  }
+
+  /** The demo on SQLite file {@code file} of the test's directory, without its progress bar. */
+  private DemoRunner quietDemoOn(String file, String... options) {
+    List<String> args = new ArrayList<>(List.of("--db", "jdbc:sqlite:" + dir.resolve(file)));
+    args.addAll(List.of(options));
+    args.add("--no-progress");
+    return DemoRunner.run(new DemoCommand(), args.toArray(String[]::new));
   }
 }
