@@ -150,15 +150,16 @@ abstract class ConcurrentClaimContract extends DatabaseFixture {
       assertThat(longestRun).as("longest run claimed").isGreaterThan(1);
     }
 
-    // Claimers really ran side by side: several threads, and the second process when there is one.
-    // Not "every thread": SQLite's busy handler promises no fairness between waiting connections,
-    // so one thread may lose every race for the write lock in a short drain.
+    // Claimers really ran side by side: at least two of them, and the second process when there
+    // is one. Not "every thread", nor two threads next to the process: SQLite's busy handler
+    // promises no fairness between waiting connections, so in a short drain the other process and
+    // one thread may win every race for the write lock (seen in CI: process and thread-3 only).
     Set<String> claimers = all.stream().map(Claim::claimer).collect(Collectors.toSet());
-    assertThat(claimers.stream().filter(c -> c.startsWith("thread-")).count())
-        .as("threads that claimed: %s", claimers)
-        .isGreaterThanOrEqualTo(2);
+    assertThat(claimers).as("claimers that claimed").hasSizeGreaterThanOrEqualTo(2);
     if (secondProcess) {
       assertThat(claimers).as("claimers").contains("process");
+    } else {
+      assertThat(claimers).as("claimers").allMatch(c -> c.startsWith("thread-"));
     }
   }
 
