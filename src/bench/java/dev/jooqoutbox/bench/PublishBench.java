@@ -157,30 +157,7 @@ final class PublishBench {
     if (engine == Engine.NOOP) {
       return drain(db, dsl, m -> CompletableFuture.completedFuture(null), count);
     }
-    return switch (broker) {
-      case "rabbitmq" -> {
-        try (RabbitMqPublisher p =
-            RabbitMqPublisher.builder(brokers.rabbit)
-                .exchange(m -> BenchBrokers.DESTINATION)
-                .build()) {
-          yield drain(db, dsl, p, count);
-        }
-      }
-      case "nats" ->
-          drain(
-              db,
-              dsl,
-              NatsPublisher.builder(brokers.nats).subject(m -> BenchBrokers.DESTINATION).build(),
-              count);
-      default -> {
-        try (KafkaPublisher p =
-            KafkaPublisher.builder(kafkaConfig(brokers))
-                .topic(m -> BenchBrokers.DESTINATION)
-                .build()) {
-          yield drain(db, dsl, p, count);
-        }
-      }
-    };
+    return withPublisher(brokers, broker, p -> drain(db, dsl, p, count));
   }
 
   /** Commit to broker ack at a steady rate ({@link PublishLatency}), in milliseconds. */
@@ -188,30 +165,7 @@ final class PublishBench {
       BenchDatabase db, DSLContext dsl, BenchBrokers brokers, String broker, double seconds)
       throws Exception {
     brokers.purge();
-    return switch (broker) {
-      case "rabbitmq" -> {
-        try (RabbitMqPublisher p =
-            RabbitMqPublisher.builder(brokers.rabbit)
-                .exchange(m -> BenchBrokers.DESTINATION)
-                .build()) {
-          yield PublishLatency.measure(db, dsl, p, seconds);
-        }
-      }
-      case "nats" ->
-          PublishLatency.measure(
-              db,
-              dsl,
-              NatsPublisher.builder(brokers.nats).subject(m -> BenchBrokers.DESTINATION).build(),
-              seconds);
-      default -> {
-        try (KafkaPublisher p =
-            KafkaPublisher.builder(kafkaConfig(brokers))
-                .topic(m -> BenchBrokers.DESTINATION)
-                .build()) {
-          yield PublishLatency.measure(db, dsl, p, seconds);
-        }
-      }
-    };
+    return withPublisher(brokers, broker, p -> PublishLatency.measure(db, dsl, p, seconds));
   }
 
   /** Starts a relay with {@code handler} and waits until nothing is pending; msg/s. */
@@ -235,5 +189,37 @@ final class PublishBench {
       }
       return count / ((System.nanoTime() - t0) / 1e9);
     }
+  }
+
+  /** Work done with a publisher. */
+  @FunctionalInterface
+  private interface WithPublisher<T> {
+    T run(AsyncOutboxHandler publisher) throws Exception;
+  }
+
+  /** Runs {@code work} with a publisher to {@code broker}'s bench destination, then closes it. */
+  private static <T> T withPublisher(BenchBrokers brokers, String broker, WithPublisher<T> work)
+      throws Exception {
+    return switch (broker) {
+      case "rabbitmq" -> {
+        try (RabbitMqPublisher p =
+            RabbitMqPublisher.builder(brokers.rabbit)
+                .exchange(m -> BenchBrokers.DESTINATION)
+                .build()) {
+          yield work.run(p);
+        }
+      }
+      case "nats" ->
+          work.run(
+              NatsPublisher.builder(brokers.nats).subject(m -> BenchBrokers.DESTINATION).build());
+      default -> {
+        try (KafkaPublisher p =
+            KafkaPublisher.builder(kafkaConfig(brokers))
+                .topic(m -> BenchBrokers.DESTINATION)
+                .build()) {
+          yield work.run(p);
+        }
+      }
+    };
   }
 }
