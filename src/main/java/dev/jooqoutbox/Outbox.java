@@ -4,12 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
-import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.AfterCommit;
 import dev.jooqoutbox.internal.wakeup.WriterWakeup;
 import io.opentelemetry.api.OpenTelemetry;
-import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,23 +66,20 @@ public final class Outbox {
   public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
 
   private final DSLContext dsl;
-  private final OutboxName name;
-  private final PayloadJson payloads;
-  private final Clock clock;
-  private final Supplier<String> ids;
-  private final WriterWakeup wakeup; // null: notifyOnWrite off
-  private final JooqOutboxRepository repository;
-  private final Tracing tracing;
+  private final MessageWriter writer;
 
   private Outbox(Builder b) {
-    this.name = b.name;
     this.dsl = OutboxNaming.apply(b.dsl, b.name);
-    this.repository = new JooqOutboxRepository(this.dsl, b.mapper);
-    this.payloads = new PayloadJson(b.mapper, b.maxPayloadBytes);
-    this.clock = b.clock;
-    this.ids = b.ids != null ? b.ids : new TimeOrderedIds(b.clock);
-    this.wakeup = b.notifyOnWrite ? new WriterWakeup(repository, this.dsl) : null;
-    this.tracing = Tracing.of(b.openTelemetry);
+    JooqOutboxRepository repository = new JooqOutboxRepository(dsl, b.mapper);
+    this.writer =
+        new MessageWriter(
+            b.name,
+            repository,
+            new PayloadJson(b.mapper, b.maxPayloadBytes),
+            b.clock,
+            b.ids != null ? b.ids : new TimeOrderedIds(b.clock),
+            b.notifyOnWrite ? new WriterWakeup(repository, dsl) : null,
+            Tracing.of(b.openTelemetry));
   }
 
   /**
@@ -193,59 +188,9 @@ public final class Outbox {
     }
 
     /** Writes inside {@code tx}; returns the message id. */
-    public String write(DSLContext given) {
-      DSLContext tx = OutboxNaming.apply(Objects.requireNonNull(given, "tx"), name);
-      MessageRules.checkAggregate(aggregate);
-      MessageRules.checkTopic(topic);
-      MessageRules.checkHeaders(headers);
-      String json = payloads.toJson(payload);
-      Instant now = clock.instant();
-      NewMessage message =
-          new NewMessage(
-              id != null ? id : ids.get(),
-              aggregate,
-              topic,
-              json,
-              tracing.inject(headers),
-              now,
-              availableAt != null ? availableAt : now.plus(delay));
-      requireTransaction(tx);
-      if (!repository.insert(tx, message)) {
-        NewMessage stored =
-            repository
-                .findStored(tx, message.id())
-                .orElseThrow(() -> new DuplicateMessageException(message.id()));
-        if (!sameContent(stored, message, headers)) {
-          throw new DuplicateMessageException(message.id());
-        }
-        return message.id();
-      }
-      if (wakeup != null) {
-        wakeup.written(tx, topic);
-      }
-      return message.id();
+    public String write(DSLContext tx) {
+      return writer.write(tx, aggregate, topic, payload, id, headers, availableAt, delay);
     }
-  }
-
-  private static void requireTransaction(DSLContext tx) {
-    boolean autoCommit = tx.connectionResult(Connection::getAutoCommit);
-    if (autoCommit) {
-      throw new NoTransactionException(
-          "Outbox.write needs a transaction to join, but the connection is in autocommit mode:"
-              + " write inside dsl.transaction(...) or a transaction your framework manages");
-    }
-  }
-
-  /**
-   * Whether a rewrite of a stored id has the same content. The trace context is not content: two
-   * writes of one idempotency key from two traces are the same message, so the headers compare
-   * without the propagators' fields the caller did not set.
-   */
-  private boolean sameContent(NewMessage stored, NewMessage given, Map<String, String> callers) {
-    return stored.aggregate().equals(given.aggregate())
-        && stored.topic().equals(given.topic())
-        && tracing.withoutContext(stored.headers(), callers).equals(callers)
-        && payloads.sameValue(stored.payloadJson(), given.payloadJson());
   }
 
   /** Settings of an {@link Outbox}; every one has a default. */

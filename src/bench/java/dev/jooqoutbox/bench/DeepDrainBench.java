@@ -2,6 +2,7 @@ package dev.jooqoutbox.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +49,7 @@ final class DeepDrainBench {
     HikariDataSource pool = db.pool(4);
     long start = System.nanoTime();
     long timeout = TimeUnit.SECONDS.toNanos(Math.max(120, n / 300));
-    OutboxRelay.Builder builder =
+    OutboxRelayBuilder builder =
         OutboxRelay.builder(db.dsl(pool))
             .handler(BenchDatabase.TOPIC, m -> handled.increment())
             .listen(false);

@@ -1,6 +1,7 @@
 package dev.jooqoutbox.bench;
 
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ final class RelayDrain {
     long n;
     try {
       for (int i = 0; i < relays; i++) {
-        OutboxRelay.Builder b =
+        OutboxRelayBuilder b =
             OutboxRelay.builder(dsl)
                 .handler(
                     BenchDatabase.TOPIC,

@@ -5,7 +5,7 @@ import dev.jooqoutbox.OutboxMessage;
 /**
  * Finds out what became of the outcome-unknown messages of one topic (see {@link
  * OutcomeUnknownException}), usually by asking the remote system with the stored remote reference.
- * Registered per topic with {@link OutboxRelay.Builder#reconciler}.
+ * Registered per topic with {@link OutboxRelayBuilder#reconciler}.
  *
  * <p>The relay asks about each outcome-unknown message of the topic with backoff: first {@code
  * reconcileBackoff}'s initial wait after the outcome became unknown, then each time after as long

@@ -1,25 +1,11 @@
 package dev.jooqoutbox.relay;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.OutboxName;
-import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.relay.CurrentMessage;
 import dev.jooqoutbox.internal.relay.RelayConfig;
 import dev.jooqoutbox.internal.relay.RelayEngine;
-import dev.jooqoutbox.internal.relay.SyncHandler;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.opentelemetry.api.OpenTelemetry;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
-import java.util.function.Supplier;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -55,29 +41,28 @@ import org.jooq.impl.DSL;
  * <p>Database errors are logged and retried with backoff; no thread dies from them. Memory is
  * bounded by the in-flight window.
  *
- * <p>When OpenTelemetry is present (see {@link Builder#openTelemetry}), each attempt runs inside a
- * consumer span that continues the trace recorded in the message's headers at write time.
+ * <p>When OpenTelemetry is present (see {@link OutboxRelayBuilder#openTelemetry}), each attempt
+ * runs inside a consumer span that continues the trace recorded in the message's headers at write
+ * time.
  */
 public final class OutboxRelay implements AutoCloseable {
-
-  private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._:-]{1,255}");
 
   private final Set<String> topics;
   private final RelayEngine engine;
 
-  private OutboxRelay(RelayConfig config) {
+  OutboxRelay(RelayConfig config) {
     this.topics = Set.copyOf(config.handlers().keySet());
     this.engine = new RelayEngine(config);
   }
 
   /** A relay on the connections of {@code dsl}; each claim and settle is its own transaction. */
-  public static Builder builder(DSLContext dsl) {
-    return new Builder(dsl);
+  public static OutboxRelayBuilder builder(DSLContext dsl) {
+    return new OutboxRelayBuilder(dsl);
   }
 
   /** A relay on {@code dataSource}, speaking {@code dialect}. */
-  public static Builder builder(DataSource dataSource, SQLDialect dialect) {
-    return new Builder(DSL.using(dataSource, dialect));
+  public static OutboxRelayBuilder builder(DataSource dataSource, SQLDialect dialect) {
+    return new OutboxRelayBuilder(DSL.using(dataSource, dialect));
   }
 
   /**
@@ -130,292 +115,5 @@ public final class OutboxRelay implements AutoCloseable {
   @Override
   public void close() {
     engine.close();
-  }
-
-  /**
-   * Settings of an {@link OutboxRelay}. Every setting has a default except the handlers; {@link
-   * #build()} checks them all and names the first invalid one.
-   */
-  public static final class Builder {
-    private final DSLContext dsl;
-    private final Map<String, AsyncOutboxHandler> handlers = new LinkedHashMap<>();
-    private int batchSize = 100;
-    private int maxRun = 10;
-    private int maxInFlight = 500;
-    private Duration maxHandlingTime = Duration.ofMinutes(5);
-    private Duration gaugeInterval = Duration.ofSeconds(5);
-    private Duration pollInterval = Duration.ofMillis(500);
-    private Duration lease = Duration.ofSeconds(30);
-    private int maxAttempts = 10;
-    private Duration backoffInitial = Duration.ofSeconds(1);
-    private Duration backoffMax = Duration.ofMinutes(5);
-    private Duration retention = Duration.ofDays(7);
-    private Duration purgeInterval = Duration.ofHours(1);
-    private int handlerConcurrency = 4;
-    private Duration shutdownTimeout = Duration.ofSeconds(30);
-    private Clock clock = Clock.systemUTC();
-    private Supplier<String> claimTokens = () -> UUID.randomUUID().toString();
-    private ObjectMapper mapper = new ObjectMapper();
-    private Object meterRegistry; // a MeterRegistry; Object keeps Micrometer optional
-    private Object openTelemetry; // an OpenTelemetry; Object keeps OpenTelemetry optional
-    private boolean listen = true;
-    private final Map<String, RetryPolicy> retryPolicies = new LinkedHashMap<>();
-    private final Map<String, OutboxReconciler> reconcilers = new LinkedHashMap<>();
-    private Duration reconcileInitial = Duration.ofSeconds(10);
-    private Duration reconcileMax = Duration.ofMinutes(10);
-    private OutboxName name = OutboxName.DEFAULT;
-
-    private Builder(DSLContext dsl) {
-      this.dsl = Objects.requireNonNull(dsl, "dsl");
-    }
-
-    /**
-     * Registers the handler of {@code topic}: it runs on one of the relay's handler threads, and
-     * returning marks the message sent. Only topics with a handler are claimed.
-     */
-    public Builder handler(String topic, OutboxHandler handler) {
-      return register(topic, new SyncHandler(Objects.requireNonNull(handler, "handler")));
-    }
-
-    /**
-     * Registers an asynchronous handler of {@code topic}: the message is sent when its stage
-     * completes normally. The relay keeps many such messages in flight (see {@link #maxInFlight}),
-     * one at a time per aggregate. For publishers to brokers.
-     */
-    public Builder asyncHandler(String topic, AsyncOutboxHandler handler) {
-      return register(topic, Objects.requireNonNull(handler, "handler"));
-    }
-
-    private Builder register(String topic, AsyncOutboxHandler handler) {
-      if (topic == null || !TOPIC.matcher(topic).matches()) {
-        throw new IllegalArgumentException(
-            "handler topic must be 1-255 characters of A-Z a-z 0-9 . _ : -, was " + topic);
-      }
-      if (handlers.putIfAbsent(topic, handler) != null) {
-        throw new IllegalArgumentException("a handler for topic " + topic + " is already set");
-      }
-      return this;
-    }
-
-    /** Most messages one claim takes (1-10000). Default 100. */
-    public Builder batchSize(int batchSize) {
-      this.batchSize = batchSize;
-      return this;
-    }
-
-    /**
-     * Most consecutive messages of one aggregate a claim takes as one lane (1-10000), delivered in
-     * seq order, one after the other. More serves a few busy aggregates faster; 1 claims only the
-     * oldest pending message of each. Default 10.
-     */
-    public Builder maxRun(int maxRun) {
-      this.maxRun = maxRun;
-      return this;
-    }
-
-    /**
-     * Most messages claimed and not yet settled at once (1-1000000): bounds the relay's memory and
-     * what a crash can deliver twice. The relay claims again as soon as there is room. Default 500.
-     */
-    public Builder maxInFlight(int maxInFlight) {
-      this.maxInFlight = maxInFlight;
-      return this;
-    }
-
-    /**
-     * Longest a handler may run (or an asynchronous handler's stage stay incomplete): past it the
-     * handler thread is interrupted and the attempt fails. Default 5 minutes.
-     */
-    public Builder maxHandlingTime(Duration maxHandlingTime) {
-      this.maxHandlingTime = maxHandlingTime;
-      return this;
-    }
-
-    /** How often the backlog gauges are read from the database. Default 5 s. */
-    public Builder gaugeInterval(Duration gaugeInterval) {
-      this.gaugeInterval = gaugeInterval;
-      return this;
-    }
-
-    /** Sleep after a claim that found nothing ready. Default 500 ms. */
-    public Builder pollInterval(Duration pollInterval) {
-      this.pollInterval = pollInterval;
-      return this;
-    }
-
-    /**
-     * How long a claim owns its messages before another relay may take them. The relay extends the
-     * lease of its messages in flight before half of it is left, so it bounds how long a crashed
-     * relay's messages wait, not how long a handler may run. Default 30 s.
-     */
-    public Builder lease(Duration lease) {
-      this.lease = lease;
-      return this;
-    }
-
-    /** Attempts before a message is dead-lettered (at least 1). Default 10. */
-    public Builder maxAttempts(int maxAttempts) {
-      this.maxAttempts = maxAttempts;
-      return this;
-    }
-
-    /** Backoff before a retry: doubles from {@code initial} up to {@code max}, equal jitter. */
-    public Builder backoff(Duration initial, Duration max) {
-      this.backoffInitial = initial;
-      this.backoffMax = max;
-      return this;
-    }
-
-    /**
-     * The retry policy of {@code topic}, which must have a handler: its maximum attempts and
-     * backoff instead of {@link #maxAttempts} and {@link #backoff}, which stay the defaults of the
-     * other topics. Checked by {@link #build()} like those.
-     */
-    public Builder retryPolicy(String topic, RetryPolicy policy) {
-      retryPolicies.put(
-          Objects.requireNonNull(topic, "topic"), Objects.requireNonNull(policy, "policy"));
-      return this;
-    }
-
-    /**
-     * The reconciler of {@code topic}, which must have a handler: asked, with {@link
-     * #reconcileBackoff}, what became of the topic's outcome-unknown messages (see {@link
-     * OutcomeUnknownException}). Without one, they wait for an operator.
-     */
-    public Builder reconciler(String topic, OutboxReconciler reconciler) {
-      Objects.requireNonNull(reconciler, "reconciler");
-      if (reconcilers.putIfAbsent(Objects.requireNonNull(topic, "topic"), reconciler) != null) {
-        throw new IllegalArgumentException("a reconciler for topic " + topic + " is already set");
-      }
-      return this;
-    }
-
-    /**
-     * When reconcilers are asked about an outcome-unknown message: {@code initial} after it became
-     * unknown, then each time after as long again as it has been unknown, at most {@code max}
-     * apart. Default 10 s and 10 minutes.
-     */
-    public Builder reconcileBackoff(Duration initial, Duration max) {
-      this.reconcileInitial = initial;
-      this.reconcileMax = max;
-      return this;
-    }
-
-    /** How long sent messages and inbox rows are kept before the purge. Default 7 days. */
-    public Builder retention(Duration retention) {
-      this.retention = retention;
-      return this;
-    }
-
-    /** How often the worker purges. Default 1 hour. */
-    public Builder purgeInterval(Duration purgeInterval) {
-      this.purgeInterval = purgeInterval;
-      return this;
-    }
-
-    /**
-     * Handler threads: lanes of different aggregates run in parallel on them (1-1000). A hung
-     * handler occupies one until the maximum handling time. Default 4.
-     */
-    public Builder handlerConcurrency(int handlerConcurrency) {
-      this.handlerConcurrency = handlerConcurrency;
-      return this;
-    }
-
-    /** Longest {@link OutboxRelay#close()} waits for running handlers. Default 30 s. */
-    public Builder shutdownTimeout(Duration shutdownTimeout) {
-      this.shutdownTimeout = shutdownTimeout;
-      return this;
-    }
-
-    /** Source of time for leases, backoff and purge cutoffs. Default: the UTC system clock. */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /** Source of claim tokens; each claim needs a unique one. Default: random UUIDs. */
-    public Builder claimTokens(Supplier<String> claimTokens) {
-      this.claimTokens = Objects.requireNonNull(claimTokens, "claimTokens");
-      return this;
-    }
-
-    /** Reads payloads for {@link OutboxMessage#payloadAs}. Default: {@code new ObjectMapper()}. */
-    public Builder objectMapper(ObjectMapper mapper) {
-      this.mapper = Objects.requireNonNull(mapper, "objectMapper");
-      return this;
-    }
-
-    /** Publishes the relay's metrics there (Micrometer is an optional dependency). */
-    public Builder meterRegistry(MeterRegistry registry) {
-      this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
-      return this;
-    }
-
-    /**
-     * Runs each handler attempt inside a {@code CONSUMER} span of {@code openTelemetry} (an
-     * optional dependency) that continues the trace recorded in the message's headers, or starts a
-     * new one; current while the handler runs, ended when the attempt is decided, with status
-     * {@code ERROR} and the exception when it fails or times out. Default: {@code
-     * GlobalOpenTelemetry.getOrNoop()}, read at each attempt, when the API is on the class path.
-     * Span name and attributes: docs/guide.md, "Tracing".
-     */
-    public Builder openTelemetry(OpenTelemetry openTelemetry) {
-      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
-      return this;
-    }
-
-    /**
-     * On PostgreSQL, whether to {@code LISTEN} on a dedicated connection and wake at each commit of
-     * a notifying writer. Default true; ignored elsewhere.
-     */
-    public Builder listen(boolean listen) {
-      this.listen = listen;
-      return this;
-    }
-
-    /**
-     * Which outbox of the database this relay delivers, purges and reconciles: only that outbox's
-     * messages and inbox records (see {@link OutboxName}). Default {@link OutboxName#DEFAULT}.
-     */
-    public Builder name(OutboxName name) {
-      this.name = Objects.requireNonNull(name, "name");
-      return this;
-    }
-
-    /**
-     * @throws IllegalArgumentException naming the first invalid setting and its value
-     */
-    public OutboxRelay build() {
-      return new OutboxRelay(
-          new RelayConfig(
-                  OutboxNaming.apply(dsl, name),
-                  handlers,
-                  batchSize,
-                  maxRun,
-                  maxInFlight,
-                  pollInterval,
-                  lease,
-                  maxAttempts,
-                  backoffInitial,
-                  backoffMax,
-                  retention,
-                  purgeInterval,
-                  handlerConcurrency,
-                  maxHandlingTime,
-                  gaugeInterval,
-                  shutdownTimeout,
-                  clock,
-                  claimTokens,
-                  mapper,
-                  meterRegistry,
-                  openTelemetry,
-                  listen,
-                  retryPolicies,
-                  reconcilers,
-                  reconcileInitial,
-                  reconcileMax)
-              .validate());
-    }
   }
 }

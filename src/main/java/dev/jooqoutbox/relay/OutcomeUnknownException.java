@@ -7,7 +7,7 @@ import java.util.Optional;
  * system and could not learn the result, typically a time-out after the request left. The message
  * is neither retried (that could, say, charge a card twice) nor dead-lettered: it becomes
  * <em>outcome unknown</em>, keeps blocking the later messages of its aggregate, and waits for the
- * topic's {@link OutboxReconciler} (see {@link OutboxRelay.Builder#reconciler}) or an operator
+ * topic's {@link OutboxReconciler} (see {@link OutboxRelayBuilder#reconciler}) or an operator
  * ({@code OutboxAdmin.resolve}). Its remote reference, when given, is stored and never replaced.
  *
  * <p>Only this exception itself counts, not one that wraps it (a {@code CompletionException} around

@@ -2,7 +2,7 @@ package dev.jooqoutbox.spring;
 
 import dev.jooqoutbox.relay.AsyncOutboxHandler;
 import dev.jooqoutbox.relay.OutboxHandler;
-import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 
 /**
  * One handler found in the application context.
@@ -15,7 +15,7 @@ record HandlerRegistration(String topic, Object handler, String source) {
   /**
    * @throws IllegalStateException naming the source when the relay refuses the topic
    */
-  void registerWith(OutboxRelay.Builder relay) {
+  void registerWith(OutboxRelayBuilder relay) {
     try {
       if (handler instanceof AsyncOutboxHandler async) {
         relay.asyncHandler(topic, async);

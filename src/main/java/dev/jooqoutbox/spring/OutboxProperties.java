@@ -4,10 +4,11 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxName;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * The {@code jooq-outbox.*} properties. Each relay property has the default of the matching {@link
- * dev.jooqoutbox.relay.OutboxRelay.Builder} setting; an invalid value stops the application at
+ * dev.jooqoutbox.relay.OutboxRelayBuilder} setting; an invalid value stops the application at
  * startup with a message naming the property.
  */
 @ConfigurationProperties(prefix = OutboxProperties.PREFIX)
@@ -17,7 +18,10 @@ public class OutboxProperties {
   public static final String PREFIX = "jooq-outbox";
 
   private final Write write = new Write();
-  private final Relay relay = new Relay();
+
+  @NestedConfigurationProperty
+  private final OutboxRelayProperties relay = new OutboxRelayProperties();
+
   private final Schema schema = new Schema();
   private final Health health = new Health();
 
@@ -62,7 +66,7 @@ public class OutboxProperties {
     return write;
   }
 
-  public Relay getRelay() {
+  public OutboxRelayProperties getRelay() {
     return relay;
   }
 
@@ -100,203 +104,6 @@ public class OutboxProperties {
 
     public void setNotifyRelays(boolean notifyRelays) {
       this.notifyRelays = notifyRelays;
-    }
-  }
-
-  /** The relay that delivers messages to the application's handlers. */
-  public static class Relay {
-
-    /**
-     * Whether this application runs a relay. Turn it off in services that only write messages; the
-     * relay also stays off when the application has no handler.
-     */
-    private boolean enabled = true;
-
-    /** Most messages one claim takes (1-10000). */
-    private int batchSize = 100;
-
-    /** Most consecutive messages of one aggregate a claim takes as one lane (1-10000). */
-    private int maxRun = 10;
-
-    /** Most messages claimed and not yet settled at once (1-1000000). */
-    private int maxInFlight = 500;
-
-    /** Handler threads: lanes of different aggregates run in parallel on them (1-1000). */
-    private int concurrency = 4;
-
-    /** How long a claim owns its messages before another relay may take them. */
-    private Duration lease = Duration.ofSeconds(30);
-
-    /** Attempts before a message is dead-lettered (at least 1). */
-    private int maxAttempts = 10;
-
-    /** Longest a handler may run before its attempt fails. */
-    private Duration maxHandlingTime = Duration.ofMinutes(5);
-
-    /** Backoff before a retry: doubles from initial up to max, with jitter. */
-    private final Backoff backoff = new Backoff();
-
-    /** How long sent messages and inbox rows are kept before the purge deletes them. */
-    private Duration retention = Duration.ofDays(7);
-
-    /** How often the relay purges. */
-    private Duration purgeInterval = Duration.ofHours(1);
-
-    /** Sleep after a claim that found nothing ready. */
-    private Duration pollInterval = Duration.ofMillis(500);
-
-    /**
-     * On PostgreSQL, whether the relay LISTENs on a connection of its own and wakes at each commit
-     * of a notifying writer instead of at its next poll. Ignored on other databases.
-     */
-    private boolean wakeUp = true;
-
-    /** How often the backlog gauges are read from the database. */
-    private Duration gaugeInterval = Duration.ofSeconds(5);
-
-    /** Longest the relay's graceful stop waits for running handlers. */
-    private Duration shutdownTimeout = Duration.ofSeconds(30);
-
-    public boolean isEnabled() {
-      return enabled;
-    }
-
-    public void setEnabled(boolean enabled) {
-      this.enabled = enabled;
-    }
-
-    public int getBatchSize() {
-      return batchSize;
-    }
-
-    public void setBatchSize(int batchSize) {
-      this.batchSize = batchSize;
-    }
-
-    public int getMaxRun() {
-      return maxRun;
-    }
-
-    public void setMaxRun(int maxRun) {
-      this.maxRun = maxRun;
-    }
-
-    public int getMaxInFlight() {
-      return maxInFlight;
-    }
-
-    public void setMaxInFlight(int maxInFlight) {
-      this.maxInFlight = maxInFlight;
-    }
-
-    public int getConcurrency() {
-      return concurrency;
-    }
-
-    public void setConcurrency(int concurrency) {
-      this.concurrency = concurrency;
-    }
-
-    public Duration getLease() {
-      return lease;
-    }
-
-    public void setLease(Duration lease) {
-      this.lease = lease;
-    }
-
-    public int getMaxAttempts() {
-      return maxAttempts;
-    }
-
-    public void setMaxAttempts(int maxAttempts) {
-      this.maxAttempts = maxAttempts;
-    }
-
-    public Duration getMaxHandlingTime() {
-      return maxHandlingTime;
-    }
-
-    public void setMaxHandlingTime(Duration maxHandlingTime) {
-      this.maxHandlingTime = maxHandlingTime;
-    }
-
-    public Backoff getBackoff() {
-      return backoff;
-    }
-
-    public Duration getRetention() {
-      return retention;
-    }
-
-    public void setRetention(Duration retention) {
-      this.retention = retention;
-    }
-
-    public Duration getPurgeInterval() {
-      return purgeInterval;
-    }
-
-    public void setPurgeInterval(Duration purgeInterval) {
-      this.purgeInterval = purgeInterval;
-    }
-
-    public Duration getPollInterval() {
-      return pollInterval;
-    }
-
-    public void setPollInterval(Duration pollInterval) {
-      this.pollInterval = pollInterval;
-    }
-
-    public boolean isWakeUp() {
-      return wakeUp;
-    }
-
-    public void setWakeUp(boolean wakeUp) {
-      this.wakeUp = wakeUp;
-    }
-
-    public Duration getGaugeInterval() {
-      return gaugeInterval;
-    }
-
-    public void setGaugeInterval(Duration gaugeInterval) {
-      this.gaugeInterval = gaugeInterval;
-    }
-
-    public Duration getShutdownTimeout() {
-      return shutdownTimeout;
-    }
-
-    public void setShutdownTimeout(Duration shutdownTimeout) {
-      this.shutdownTimeout = shutdownTimeout;
-    }
-  }
-
-  /** The relay's retry backoff. */
-  public static class Backoff {
-
-    /** First delay before a retry. */
-    private Duration initial = Duration.ofSeconds(1);
-
-    /** Longest delay before a retry. */
-    private Duration max = Duration.ofMinutes(5);
-
-    public Duration getInitial() {
-      return initial;
-    }
-
-    public void setInitial(Duration initial) {
-      this.initial = initial;
-    }
-
-    public Duration getMax() {
-      return max;
-    }
-
-    public void setMax(Duration max) {
-      this.max = max;
     }
   }
 

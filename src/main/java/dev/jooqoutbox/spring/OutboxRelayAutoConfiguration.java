@@ -3,6 +3,7 @@ package dev.jooqoutbox.spring;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import org.jooq.DSLContext;
@@ -28,7 +29,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  * handler. Publishes its metrics to the application's {@link MeterRegistry} when there is one, and
  * traces its attempts on the application's {@link OpenTelemetry} bean when there is one (else on
  * {@code GlobalOpenTelemetry} when the API is present, see {@link
- * OutboxRelay.Builder#openTelemetry}).
+ * OutboxRelayBuilder#openTelemetry}).
  */
 @AutoConfiguration(
     after = OutboxAutoConfiguration.class,

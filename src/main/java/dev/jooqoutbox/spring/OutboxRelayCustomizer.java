@@ -1,6 +1,6 @@
 package dev.jooqoutbox.spring;
 
-import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 
 /**
  * Changes the auto-configured relay's builder after the {@code jooq-outbox.relay.*} properties and
@@ -10,5 +10,5 @@ import dev.jooqoutbox.relay.OutboxRelay;
 @FunctionalInterface
 public interface OutboxRelayCustomizer {
 
-  void customize(OutboxRelay.Builder relay);
+  void customize(OutboxRelayBuilder relay);
 }

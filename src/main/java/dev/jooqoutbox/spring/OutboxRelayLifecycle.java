@@ -3,6 +3,7 @@ package dev.jooqoutbox.spring;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import java.util.List;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
@@ -36,12 +37,12 @@ final class OutboxRelayLifecycle
 
   private final Supplier<List<HandlerRegistration>> handlers;
   private final DSLContext dsl;
-  private final OutboxProperties.Relay properties;
+  private final OutboxRelayProperties properties;
   private final OutboxName name;
   private final ObjectMapper mapper;
   private final ObjectProvider<OutboxRelayCustomizer> customizers;
   private boolean prepared;
-  private OutboxRelay.Builder builder;
+  private OutboxRelayBuilder builder;
   private volatile OutboxRelay relay;
   private volatile boolean running;
 
@@ -52,7 +53,7 @@ final class OutboxRelayLifecycle
   OutboxRelayLifecycle(
       Supplier<List<HandlerRegistration>> handlers,
       DSLContext dsl,
-      OutboxProperties.Relay properties,
+      OutboxRelayProperties properties,
       OutboxName name,
       ObjectMapper mapper,
       ObjectProvider<OutboxRelayCustomizer> customizers) {
@@ -70,12 +71,12 @@ final class OutboxRelayLifecycle
   }
 
   /** Finds the handlers and builds the relay, once; null when the context has no handler. */
-  private synchronized OutboxRelay.Builder prepare() {
+  private synchronized OutboxRelayBuilder prepare() {
     if (prepared) {
       return builder;
     }
     prepared = true;
-    OutboxRelay.Builder b =
+    OutboxRelayBuilder b =
         RelaySettings.apply(properties, OutboxRelay.builder(dsl)).name(name).objectMapper(mapper);
     handlers.get().forEach(h -> h.registerWith(b));
     customizers.orderedStream().forEach(c -> c.customize(b));
@@ -95,7 +96,7 @@ final class OutboxRelayLifecycle
     return b;
   }
 
-  private static OutboxRelay build(OutboxRelay.Builder builder) {
+  private static OutboxRelay build(OutboxRelayBuilder builder) {
     try {
       return builder.build();
     } catch (IllegalArgumentException e) {
@@ -110,7 +111,7 @@ final class OutboxRelayLifecycle
 
   @Override
   public synchronized void start() {
-    OutboxRelay.Builder b = prepare();
+    OutboxRelayBuilder b = prepare();
     if (b == null || running) {
       return;
     }

@@ -1,6 +1,6 @@
 package dev.jooqoutbox.spring;
 
-import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -38,7 +38,7 @@ final class RelaySettings {
 
   private RelaySettings() {}
 
-  static OutboxRelay.Builder apply(OutboxProperties.Relay p, OutboxRelay.Builder relay) {
+  static OutboxRelayBuilder apply(OutboxRelayProperties p, OutboxRelayBuilder relay) {
     return relay
         .batchSize(p.getBatchSize())
         .maxRun(p.getMaxRun())

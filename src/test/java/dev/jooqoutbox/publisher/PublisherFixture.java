@@ -13,6 +13,7 @@ import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.faults.ChildJvm;
 import dev.jooqoutbox.relay.AsyncOutboxHandler;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.TestTracing;
@@ -81,7 +82,7 @@ public abstract class PublisherFixture extends DatabaseFixture {
   }
 
   /** A relay builder: real time, short polls and backoff, no LISTEN, runs of up to 10 messages. */
-  protected OutboxRelay.Builder relay() {
+  protected OutboxRelayBuilder relay() {
     return OutboxRelay.builder(dsl)
         .listen(false)
         .pollInterval(Duration.ofMillis(20))

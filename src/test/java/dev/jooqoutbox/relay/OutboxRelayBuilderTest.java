@@ -26,7 +26,7 @@ class OutboxRelayBuilderTest {
   private static final Duration NEGATIVE = Duration.ofMillis(-1);
   private static final Duration ONE_SECOND = Duration.ofSeconds(1);
 
-  private static OutboxRelay.Builder valid(SQLDialect dialect) {
+  private static OutboxRelayBuilder valid(SQLDialect dialect) {
     DSLContext dsl = DSL.using(dialect);
     return OutboxRelay.builder(dsl).handler("orders", m -> {});
   }
@@ -82,16 +82,16 @@ class OutboxRelayBuilderTest {
             set(b -> b.reconcileBackoff(Duration.ofSeconds(2), ONE_SECOND))));
   }
 
-  private static Consumer<OutboxRelay.Builder> set(Consumer<OutboxRelay.Builder> setting) {
+  private static Consumer<OutboxRelayBuilder> set(Consumer<OutboxRelayBuilder> setting) {
     return setting;
   }
 
   @ParameterizedTest(name = "{0}: {1}")
   @MethodSource("invalidSettings")
   void invalidSettingFailsAtBuildNamingIt(
-      String setting, String value, Consumer<OutboxRelay.Builder> invalid) {
+      String setting, String value, Consumer<OutboxRelayBuilder> invalid) {
     for (SQLDialect dialect : dialects()) {
-      OutboxRelay.Builder builder = valid(dialect);
+      OutboxRelayBuilder builder = valid(dialect);
       invalid.accept(builder); // the setter takes anything; build() judges
       assertThatThrownBy(builder::build)
           .isInstanceOf(IllegalArgumentException.class)
@@ -126,7 +126,7 @@ class OutboxRelayBuilderTest {
 
   @Test
   void handlerTopicsAreCheckedWhenRegistered() {
-    OutboxRelay.Builder builder = valid(SQLDialect.POSTGRES);
+    OutboxRelayBuilder builder = valid(SQLDialect.POSTGRES);
     assertThatThrownBy(() -> builder.handler("bad topic", m -> {}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("topic");

@@ -36,7 +36,7 @@ abstract class ReconciliationContract extends RelayContractSupport {
   }
 
   /** A relay whose handler reports every message of "payments" with id in {@code unknown}. */
-  OutboxRelay.Builder payments(List<String> unknown, List<String> delivered) {
+  OutboxRelayBuilder payments(List<String> unknown, List<String> delivered) {
     return relay()
         .handler(
             "payments",

@@ -75,11 +75,11 @@ abstract class RelayContractSupport extends DatabaseFixture {
             .build());
   }
 
-  OutboxRelay.Builder relay() {
+  OutboxRelayBuilder relay() {
     return relay(clock);
   }
 
-  OutboxRelay.Builder relay(Clock relayClock) {
+  OutboxRelayBuilder relay(Clock relayClock) {
     return OutboxRelay.builder(dsl)
         .clock(relayClock)
         .listen(false)

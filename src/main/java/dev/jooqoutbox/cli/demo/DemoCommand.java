@@ -9,16 +9,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jooq.exception.DataAccessException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code outbox demo}: a small orders service and a ledger consumer on a real database, with a
@@ -194,8 +190,8 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   private int run(PrintWriter out) {
-    DemoRun.Settings settings =
-        new DemoRun.Settings(
+    DemoSettings settings =
+        new DemoSettings(
             orders,
             customers,
             Math.min(writers, customers),
@@ -211,7 +207,7 @@ public final class DemoCommand implements Callable<Integer> {
     DemoBrokers.Kind kind = publish == null ? null : brokerKind();
     // Before the demo touches the database: an unreachable broker stops it at once. The broker
     // closes first, its consumer still books in the database until then.
-    try (DemoDatabase db = DemoDatabase.open(url, DemoRun.poolSize(settings, sqliteFile != null));
+    try (DemoDatabase db = DemoDatabase.open(url, settings.poolSize(sqliteFile != null));
         DemoBroker broker =
             kind == null ? null : DemoBrokers.open(kind, brokerAddress, OrderPlaced.TOPIC)) {
       out.println(
@@ -220,19 +216,7 @@ public final class DemoCommand implements Callable<Integer> {
                   + sqliteFile.toAbsolutePath()
                   + (newFile ? " (new)" : "")
               : "outbox demo on " + db.displayUrl());
-      out.printf(
-          Locale.ROOT,
-          "  %,d orders for %,d customers from %d writer%s%s; %d relay%s with %d handler thread%s"
-              + " each%n",
-          settings.orders(),
-          settings.customers(),
-          settings.writers(),
-          settings.writers() == 1 ? "" : "s",
-          settings.rate() == 0 ? "" : String.format(Locale.ROOT, " at %,d/s", settings.rate()),
-          settings.relays(),
-          settings.relays() == 1 ? "" : "s",
-          settings.handlerThreads(),
-          settings.handlerThreads() == 1 ? "" : "s");
+      settings.describe(out);
       if (kind != null) {
         out.println(
             "  publishing through "
@@ -326,25 +310,5 @@ public final class DemoCommand implements Callable<Integer> {
 
   private static String shellQuoted(String text) {
     return text.matches("[A-Za-z0-9:/._=@%+,-]+") ? text : "'" + text.replace("'", "'\\''") + "'";
-  }
-
-  /** {@code 90s}, {@code 10m}, {@code 1h}. */
-  static final class TimeoutConverter implements ITypeConverter<Duration> {
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,6})([smh])");
-
-    @Override
-    public Duration convert(String value) {
-      Matcher m = DURATION.matcher(value.trim());
-      if (!m.matches()) {
-        throw new TypeConversionException(
-            "'" + value + "' is not a duration: use a number and a unit, such as 90s, 10m or 1h");
-      }
-      long amount = Long.parseLong(m.group(1));
-      return switch (m.group(2)) {
-        case "s" -> Duration.ofSeconds(amount);
-        case "m" -> Duration.ofMinutes(amount);
-        default -> Duration.ofHours(amount);
-      };
-    }
   }
 }

@@ -18,7 +18,7 @@ import java.util.Locale;
  * @param timedOut the timeout that ended the run, or null
  */
 record DemoReport(
-    DemoRun.Settings settings,
+    DemoSettings settings,
     long written,
     long writtenNanos,
     long booked,

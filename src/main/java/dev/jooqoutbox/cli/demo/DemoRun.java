@@ -9,6 +9,7 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,19 +32,6 @@ import org.jooq.DSLContext;
  */
 final class DemoRun {
 
-  /** What to run; validated by {@link DemoCommand}. */
-  record Settings(
-      int orders,
-      int customers,
-      int writers,
-      int relays,
-      int handlerThreads,
-      int rate,
-      double failRate,
-      double duplicateRate,
-      Duration timeout,
-      boolean wipe) {}
-
   /** Enough attempts that a fail rate of a few percent never exhausts one (0.05^20). */
   static final int MAX_ATTEMPTS = 20;
 
@@ -54,7 +42,7 @@ final class DemoRun {
   private static final long DRAIN_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
   private final DemoDatabase db;
-  private final Settings settings;
+  private final DemoSettings settings;
   private final ProgressBar.Mode progressMode;
   private final java.io.PrintWriter progressOut;
   private final DemoBroker broker;
@@ -63,7 +51,7 @@ final class DemoRun {
   /** {@code broker}: the broker the relays publish through ({@code --publish}), or null. */
   DemoRun(
       DemoDatabase db,
-      Settings settings,
+      DemoSettings settings,
       ProgressBar.Mode progressMode,
       java.io.PrintWriter progressOut,
       DemoBroker broker) {
@@ -72,18 +60,6 @@ final class DemoRun {
     this.progressMode = progressMode;
     this.progressOut = progressOut;
     this.broker = broker;
-  }
-
-  /**
-   * Connections for the run. On a server: one per writer, and per relay one for its worker, its
-   * PostgreSQL listener and each handler thread, plus the demo's own. On SQLite: one. SQLite lets
-   * one transaction write at a time; a single pooled connection hands the file to the writers, the
-   * relays and the ledger in turn, where several connections would poll for the write lock
-   * (SQLite's busy handler sleeps between polls, which costs more than the waiting itself). No
-   * thread of the demo or the relay holds a connection while it waits for another.
-   */
-  static int poolSize(Settings s, boolean sqlite) {
-    return sqlite ? 1 : s.writers() + s.relays() * (s.handlerThreads() + 2) + 2;
   }
 
   /** Migrates the outbox, empties it and the inbox, and recreates the demo tables. */
@@ -143,7 +119,7 @@ final class DemoRun {
             (id, json) -> ledger.bookFromBroker(id, mapper.readValue(json, OrderPlaced.class)));
       }
       for (int i = 0; i < settings.relays(); i++) {
-        OutboxRelay.Builder builder = OutboxRelay.builder(dsl);
+        OutboxRelayBuilder builder = OutboxRelay.builder(dsl);
         if (broker != null) {
           builder.asyncHandler(OrderPlaced.TOPIC, broker.newPublisher());
         } else {

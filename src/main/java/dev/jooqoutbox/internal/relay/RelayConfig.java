@@ -12,7 +12,7 @@ import org.jooq.DSLContext;
 
 /**
  * A relay's settings, checked: {@link #validate} names the first invalid one. Built by {@code
- * OutboxRelay.Builder}, which documents each setting and its default.
+ * OutboxRelayBuilder}, which documents each setting and its default.
  *
  * @param meterRegistry a Micrometer {@code MeterRegistry}, or null; typed {@code Object} so that
  *     Micrometer stays optional
