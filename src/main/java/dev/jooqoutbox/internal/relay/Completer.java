@@ -34,7 +34,7 @@ final class Completer {
   private final RelayMetrics metrics;
   private final MessageFailures failures;
   private final InFlight inFlight;
-  private final Runnable onSettled;
+  private final SettleListener onSettled;
   private final BlockingDeque<Outcome> queue = new LinkedBlockingDeque<>();
   private volatile boolean closing;
   private volatile Thread thread;
@@ -44,13 +44,22 @@ final class Completer {
       JooqOutboxRepository repository,
       RelayMetrics metrics,
       InFlight inFlight,
-      Runnable onSettled) {
+      SettleListener onSettled) {
     this.config = config;
     this.repository = repository;
     this.metrics = metrics;
     this.failures = new MessageFailures(config, repository, metrics);
     this.inFlight = inFlight;
     this.onSettled = onSettled;
+  }
+
+  /** Told after each write of outcomes, on the completer's thread. */
+  @FunctionalInterface
+  interface SettleListener {
+    /**
+     * @param aggregateFreed whether the write left some aggregate with nothing in flight
+     */
+    void settled(boolean aggregateFreed);
   }
 
   void submit(Outcome outcome) {
@@ -207,8 +216,7 @@ final class Completer {
   }
 
   private void settled(String token, List<OutboxMessage> messages) {
-    inFlight.settled(token, seqs(messages));
-    onSettled.run();
+    onSettled.settled(inFlight.settled(token, seqs(messages)));
   }
 
   private static List<Long> seqs(List<OutboxMessage> messages) {

@@ -1,22 +1,27 @@
 package dev.jooqoutbox.internal.relay;
 
+import dev.jooqoutbox.OutboxMessage;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 
 /**
  * The claimed messages a relay has not settled yet, by claim token, and the window that bounds
  * them: the producer claims only what fits, the completer frees room as it writes outcomes. The
- * heartbeat extends the lease of every token listed here.
+ * heartbeat extends the lease of every token listed here. It also counts the messages in flight per
+ * aggregate, so the completer can tell when a settle frees an aggregate: only then can a claim find
+ * a message of it again.
  */
 final class InFlight {
 
-  /** One claim: its unsettled seqs and when its lease ends (extended by the heartbeat). */
+  /**
+   * One claim: its unsettled seqs (with their aggregates) and when its lease ends (extended by the
+   * heartbeat).
+   */
   static final class Claim {
-    final Set<Long> unsettled = ConcurrentHashMap.newKeySet();
+    final Map<Long, String> unsettled = new ConcurrentHashMap<>();
     volatile Instant leaseEnd;
 
     Claim(Instant leaseEnd) {
@@ -27,6 +32,7 @@ final class InFlight {
   private final Semaphore window;
   private final int capacity;
   private final Map<String, Claim> claims = new ConcurrentHashMap<>();
+  private final Map<String, Integer> perAggregate = new ConcurrentHashMap<>();
 
   InFlight(int capacity) {
     this.capacity = capacity;
@@ -43,35 +49,46 @@ final class InFlight {
     return capacity - window.availablePermits();
   }
 
-  /** Records a claim of {@code seqs}; the caller claimed no more than {@link #room()}. */
-  void claimed(String token, List<Long> seqs, Instant leaseEnd) {
-    if (seqs.isEmpty()) {
+  /** Records a claim of {@code messages}; the caller claimed no more than {@link #room()}. */
+  void claimed(String token, List<OutboxMessage> messages, Instant leaseEnd) {
+    if (messages.isEmpty()) {
       return;
     }
-    if (!window.tryAcquire(seqs.size())) {
-      throw new IllegalStateException("claimed " + seqs.size() + " with room for " + room());
+    if (!window.tryAcquire(messages.size())) {
+      throw new IllegalStateException("claimed " + messages.size() + " with room for " + room());
     }
     Claim claim = new Claim(leaseEnd);
-    claim.unsettled.addAll(seqs);
+    for (OutboxMessage m : messages) {
+      claim.unsettled.put(m.seq(), m.aggregate());
+      perAggregate.merge(m.aggregate(), 1, Integer::sum);
+    }
     claims.put(token, claim);
   }
 
-  /** Records that {@code seqs} of {@code token} are settled; frees their room in the window. */
-  void settled(String token, List<Long> seqs) {
+  /**
+   * Records that {@code seqs} of {@code token} are settled; frees their room in the window. Returns
+   * whether that left some aggregate with nothing in flight.
+   */
+  boolean settled(String token, List<Long> seqs) {
     Claim claim = claims.get(token);
     if (claim == null) {
-      return;
+      return false;
     }
     int freed = 0;
+    boolean aggregateFreed = false;
     for (Long seq : seqs) {
-      if (claim.unsettled.remove(seq)) {
+      String aggregate = claim.unsettled.remove(seq);
+      if (aggregate != null) {
         freed++;
+        aggregateFreed |=
+            perAggregate.computeIfPresent(aggregate, (a, n) -> n > 1 ? n - 1 : null) == null;
       }
     }
     if (claim.unsettled.isEmpty()) {
       claims.remove(token, claim);
     }
     window.release(freed);
+    return aggregateFreed;
   }
 
   /** Waits until nothing is in flight or {@code deadlineNanos} (of {@link System#nanoTime}). */

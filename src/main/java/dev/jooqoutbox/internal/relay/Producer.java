@@ -62,7 +62,7 @@ final class Producer {
           lease.toMillis());
     }
     metrics.batchSize(claimed.size());
-    inFlight.claimed(token, claimed.stream().map(OutboxMessage::seq).toList(), now.plus(lease));
+    inFlight.claimed(token, claimed, now.plus(lease));
     return new Claimed(token, claimed);
   }
 }

@@ -52,6 +52,15 @@ public final class RelayEngine {
   private volatile Wakeups.Registration inProcessWakeups;
   private volatile Thread worker;
 
+  /**
+   * Set when the producer's last claim took less than it asked for: nothing more was ready then, so
+   * until an aggregate of the window is freed, a commit wakes it or the poll ends, claiming again
+   * would find nothing new. A settle that leaves every aggregate of the window in flight (part of a
+   * run written) then does not wake the producer: on a few busy aggregates those wake-ups made
+   * claims that came back empty.
+   */
+  private volatile boolean waitingForAnAggregate;
+
   public RelayEngine(RelayConfig config) {
     this.config = config;
     JooqOutboxRepository repository = new JooqOutboxRepository(config.dsl(), config.mapper());
@@ -59,7 +68,7 @@ public final class RelayEngine {
         config.meterRegistry() == null ? RelayMetrics.NONE : micrometer(config.meterRegistry());
     this.inFlight = new InFlight(config.maxInFlight());
     metrics.inFlight(inFlight::size);
-    this.completer = new Completer(config, repository, metrics, inFlight, wakeup::signal);
+    this.completer = new Completer(config, repository, metrics, inFlight, this::settled);
     this.producer = new Producer(config, repository, inFlight, metrics);
     this.threads = new HandlerThreads(config.handlerConcurrency());
     this.watchdog = new Watchdog(config.maxHandlingTime());
@@ -219,18 +228,22 @@ public final class RelayEngine {
     Duration errorDelay = Duration.ZERO;
     while (!stopping.get()) {
       try {
-        if (inFlight.room() > 0) {
-          Producer.Claimed claimed = producer.claim(config.batchSize());
+        int room = inFlight.room();
+        if (room > 0) {
+          int asked = Math.min(config.batchSize(), room);
+          Producer.Claimed claimed = producer.claim(asked);
           errorDelay = Duration.ZERO;
-          if (!claimed.messages().isEmpty()) {
-            // Claim again at once while the window has room: no batch barrier.
-            lanes
-                .cut(claimed.token(), claimed.messages(), RelayEngine::noLaneEndAction)
-                .forEach(Lane::start);
-            continue;
+          waitingForAnAggregate = claimed.messages().size() < asked;
+          lanes
+              .cut(claimed.token(), claimed.messages(), RelayEngine::noLaneEndAction)
+              .forEach(Lane::start);
+          if (!waitingForAnAggregate) {
+            continue; // a full claim: claim again at once while the window has room (no barrier)
           }
+        } else {
+          waitingForAnAggregate = false; // any settle makes room
         }
-        // Nothing ready, or the window is full: a commit, a settle or the poll wakes us.
+        // Nothing more ready, or the window is full: a commit, a settle or the poll wakes us.
         wakeup.await(config.pollInterval());
       } catch (InterruptedException e) {
         if (!stopping.get()) {
@@ -253,6 +266,13 @@ public final class RelayEngine {
   static Duration nextErrorDelay(Duration previous, Duration first) {
     Duration next = previous.isZero() ? first : previous.multipliedBy(2);
     return next.compareTo(MAX_ERROR_DELAY) > 0 ? MAX_ERROR_DELAY : next;
+  }
+
+  /** The completer wrote outcomes: wake the producer when that can give its next claim work. */
+  private void settled(boolean aggregateFreed) {
+    if (aggregateFreed || !waitingForAnAggregate) {
+      wakeup.signal();
+    }
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {
