@@ -145,11 +145,7 @@ abstract class RelayLaneContract extends RelayContractSupport {
   void aFewHotAggregatesDrainInOrderWithFewClaims() {
     int aggregates = 10;
     int perAggregate = 30;
-    for (int n = 0; n < perAggregate; n++) {
-      for (int a = 0; a < aggregates; a++) {
-        write("hot-" + a, "orders", Map.of("n", n));
-      }
-    }
+    writeHot(aggregates, perAggregate);
     Map<String, List<Integer>> order = new ConcurrentHashMap<>();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
@@ -167,9 +163,7 @@ abstract class RelayLaneContract extends RelayContractSupport {
                 .build());
 
     assertThat(relay.drainOnce(10_000)).isEqualTo(aggregates * perAggregate);
-    for (int a = 0; a < aggregates; a++) {
-      assertThat(order.get("hot-" + a)).hasSize(perAggregate).isSorted();
-    }
+    assertEveryHotAggregateInOrder(order, aggregates, perAggregate);
     // Each claim carries up to ten messages of each hot aggregate, not one.
     assertThat(registry.find("outbox.relay.batch.size").summary().count()).isLessThan(10);
   }
@@ -185,11 +179,7 @@ abstract class RelayLaneContract extends RelayContractSupport {
   void aSettleThatEndsNoRunDoesNotWakeTheProducer() throws Exception {
     int aggregates = 2;
     int perAggregate = 30;
-    for (int n = 0; n < perAggregate; n++) {
-      for (int a = 0; a < aggregates; a++) {
-        write("hot-" + a, "orders", Map.of("n", n));
-      }
-    }
+    writeHot(aggregates, perAggregate);
     Map<String, List<Integer>> order = new ConcurrentHashMap<>();
     CountDownLatch handled = new CountDownLatch(aggregates * perAggregate);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -213,13 +203,27 @@ abstract class RelayLaneContract extends RelayContractSupport {
     relay.start();
 
     assertThat(handled.await(60, TimeUnit.SECONDS)).isTrue();
-    for (int a = 0; a < aggregates; a++) {
-      assertThat(order.get("hot-" + a)).hasSize(perAggregate).isSorted();
-    }
+    assertEveryHotAggregateInOrder(order, aggregates, perAggregate);
     long claims = registry.find("outbox.relay.claim").timer().count();
     long nonEmpty = registry.find("outbox.relay.batch.size").summary().count();
     // The first claim, one for each of the six runs that end, and a few spare: a claim can find a
     // run's successor before its predecessor's outcome is committed, and come back short.
     assertThat(claims).as("claims (%d of them empty)", claims - nonEmpty).isLessThanOrEqualTo(12);
+  }
+
+  /** {@code perAggregate} messages on each of the aggregates hot-0, hot-1, ..., interleaved. */
+  private void writeHot(int aggregates, int perAggregate) {
+    for (int n = 0; n < perAggregate; n++) {
+      for (int a = 0; a < aggregates; a++) {
+        write("hot-" + a, "orders", Map.of("n", n));
+      }
+    }
+  }
+
+  private static void assertEveryHotAggregateInOrder(
+      Map<String, List<Integer>> order, int aggregates, int perAggregate) {
+    for (int a = 0; a < aggregates; a++) {
+      assertThat(order.get("hot-" + a)).hasSize(perAggregate).isSorted();
+    }
   }
 }
