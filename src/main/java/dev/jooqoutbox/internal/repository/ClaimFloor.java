@@ -16,9 +16,10 @@ import java.util.function.Supplier;
  * inserted it commits only after later rows were seen; an operator requeues a dead letter), and the
  * lag lets such a row be seen by the window. A row of a transaction that commits within one period
  * of its insert is never below the floor when it commits; any other is found by the next refresh
- * but one, or earlier by the head scan (which is not bounded by the floor) whenever the window
- * comes up short. Whether a row is its aggregate's oldest pending message is always probed without
- * the floor, so the floor never lets a message overtake an older one of its aggregate.
+ * but one, or earlier by the head scan (which is not bounded by the floor) whenever a claim's
+ * window comes up empty or full and short (see {@link MessageClaimer}). Whether a row is its
+ * aggregate's oldest pending message is always probed without the floor, so the floor never lets a
+ * message overtake an older one of its aggregate.
  *
  * <p>Each refresh reads from the first entry of the pending index, so its cost grows with the rows
  * sent since the last vacuum; the period stretches to {@value #REFRESH_COST_SHARE} times the last

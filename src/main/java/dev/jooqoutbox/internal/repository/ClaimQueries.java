@@ -16,6 +16,7 @@ import org.jooq.Field;
 import org.jooq.Name;
 import org.jooq.Record1;
 import org.jooq.Record2;
+import org.jooq.Record3;
 import org.jooq.Select;
 import org.jooq.SelectForUpdateStep;
 import org.jooq.Table;
@@ -44,8 +45,10 @@ final class ClaimQueries {
 
   /**
    * The first claim pass: the runs found among the oldest {@link #scanWindow} pending rows from
-   * {@code floor} on, as (seq, aggregate) in seq order, at most {@code limit}. A row belongs to a
-   * run when every pending row of its aggregate before it in the window is ready, it is at most the
+   * {@code floor} on, as (seq, aggregate, window rows) in seq order, at most {@code limit}; the
+   * third column, the same on every row, is how many pending rows the window read: fewer than
+   * {@link #scanWindow} means it saw every pending row from the floor on. A row belongs to a run
+   * when every pending row of its aggregate before it in the window is ready, it is at most the
    * {@code maxRun}-th of them, and the first of them is the aggregate's oldest pending message (a
    * probe of the (aggregate, seq) pending index, which is not bounded by the floor: no row below
    * the floor can be overtaken).
@@ -55,7 +58,7 @@ final class ClaimQueries {
    * whatever the statistics say (a bound {@code seq < (the window's last seq)} let the planner pick
    * the primary key and filter out every sent row, 149 ms a claim midway through a deep drain).
    */
-  static Select<Record2<Long, String>> runs(
+  static Select<Record3<Long, String, Integer>> runs(
       OutboxDialect dialect, Set<String> topics, int limit, int maxRun, long floor, Instant now) {
     var o = OUTBOX_MESSAGE.as("o");
     Field<Integer> ready =
@@ -76,15 +79,16 @@ final class ClaimQueries {
     // The running minimum: 1 while every row of the aggregate so far is ready.
     Field<Integer> allReady = DSL.min(wReady).over(inAggregate).as("all_ready");
     Field<Long> first = DSL.min(wSeq).over(DSL.partitionBy(wAggregate)).as("first_seq");
+    Field<Integer> windowRows = DSL.count().over().as("window_rows");
     Table<?> members =
-        select(wSeq, wAggregate, position, allReady, first).from(window).asTable("r");
+        select(wSeq, wAggregate, position, allReady, first, windowRows).from(window).asTable("r");
     Field<Long> rSeq = members.field(wSeq);
     Field<String> rAggregate = members.field(wAggregate);
     // Sorted by seq and fenced with a LIMIT that cuts nothing (no run row is dropped: there are at
     // most scanWindow of them), so that PostgreSQL does not push the head probe below the sort:
     // the probe then runs per row in seq order only until the outer LIMIT is reached.
     Table<?> inOrder =
-        select(rSeq, rAggregate, members.field(first))
+        select(rSeq, rAggregate, members.field(first), members.field(windowRows))
             .from(members)
             .where(members.field(position).le(maxRun))
             .and(members.field(allReady).eq(DSL.inline(1)))
@@ -106,7 +110,7 @@ final class ClaimQueries {
                 .and(pending(older))
                 .orderBy(older.SEQ)
                 .limit(1));
-    return select(cSeq, cAggregate)
+    return select(cSeq, cAggregate, inOrder.field(windowRows))
         .from(inOrder)
         .where(inOrder.field(first).eq(head))
         .orderBy(cSeq)
