@@ -199,7 +199,7 @@ final class DrainBench {
     r.info(
         "relay",
         "OutboxRelay started (its own producer, lanes and completer), defaults except batchSize"
-            + " and listen(false): maxRun 10, maxInFlight 500, handlerConcurrency 4; no-op"
+            + " and listen(false): maxRun 10, maxInFlight its default (5 x batchSize, at least 500), handlerConcurrency 4; no-op"
             + " handler; rate = handler completions until the backlog is done or the time box"
             + " ends (the completer marks them sent within milliseconds)");
     r.info(

@@ -30,7 +30,7 @@ public final class OutboxRelayBuilder {
   private final Map<String, AsyncOutboxHandler> handlers = new LinkedHashMap<>();
   private int batchSize = 100;
   private int maxRun = 10;
-  private int maxInFlight = 500;
+  private Integer maxInFlight; // null: the default, from the batch size
   private Duration maxHandlingTime = Duration.ofMinutes(5);
   private Duration gaugeInterval = Duration.ofSeconds(5);
   private Duration pollInterval = Duration.ofMillis(500);
@@ -104,7 +104,9 @@ public final class OutboxRelayBuilder {
 
   /**
    * Most messages claimed and not yet settled at once (1-1000000): bounds the relay's memory and
-   * what a crash can deliver twice. The relay claims again as soon as there is room. Default 500.
+   * what a crash can deliver twice. The relay claims again as soon as there is room. Default: five
+   * batches ({@code 5 * batchSize}), at least 500; 500 with the default batch size. A window of a
+   * single batch would make the relay wait for a whole claim to settle before it claims again.
    */
   public OutboxRelayBuilder maxInFlight(int maxInFlight) {
     this.maxInFlight = maxInFlight;
@@ -282,7 +284,7 @@ public final class OutboxRelayBuilder {
                 handlers,
                 batchSize,
                 maxRun,
-                maxInFlight,
+                maxInFlight != null ? maxInFlight : Math.max(500, 5 * batchSize),
                 pollInterval,
                 lease,
                 maxAttempts,

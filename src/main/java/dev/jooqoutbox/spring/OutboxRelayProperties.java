@@ -21,8 +21,11 @@ public class OutboxRelayProperties {
   /** Most consecutive messages of one aggregate a claim takes as one lane (1-10000). */
   private int maxRun = 10;
 
-  /** Most messages claimed and not yet settled at once (1-1000000). */
-  private int maxInFlight = 500;
+  /**
+   * Most messages claimed and not yet settled at once (1-1000000). Unset: five batches, at least
+   * 500.
+   */
+  private Integer maxInFlight;
 
   /** Handler threads: lanes of different aggregates run in parallel on them (1-1000). */
   private int concurrency = 4;
@@ -84,11 +87,11 @@ public class OutboxRelayProperties {
     this.maxRun = maxRun;
   }
 
-  public int getMaxInFlight() {
+  public Integer getMaxInFlight() {
     return maxInFlight;
   }
 
-  public void setMaxInFlight(int maxInFlight) {
+  public void setMaxInFlight(Integer maxInFlight) {
     this.maxInFlight = maxInFlight;
   }
 

@@ -39,10 +39,12 @@ final class RelaySettings {
   private RelaySettings() {}
 
   static OutboxRelayBuilder apply(OutboxRelayProperties p, OutboxRelayBuilder relay) {
+    if (p.getMaxInFlight() != null) {
+      relay.maxInFlight(p.getMaxInFlight());
+    }
     return relay
         .batchSize(p.getBatchSize())
         .maxRun(p.getMaxRun())
-        .maxInFlight(p.getMaxInFlight())
         .handlerConcurrency(p.getConcurrency())
         .lease(p.getLease())
         .maxAttempts(p.getMaxAttempts())

@@ -6,15 +6,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.testing.BulkMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -312,6 +315,47 @@ abstract class RelayEngineContract extends RelayContractSupport {
   static double gauge(SimpleMeterRegistry registry, String name) {
     Gauge gauge = registry.find(name).gauge();
     return gauge == null ? Double.NaN : gauge.value();
+  }
+
+  /**
+   * Without {@code maxInFlight}, the window holds five batches (at least 500): with batch 200 the
+   * relay keeps claiming until 1,000 messages are in flight, never more. A window of one batch made
+   * the relay wait for a whole claim to settle before it claimed again.
+   */
+  @Test
+  void theDefaultWindowHoldsFiveBatches() {
+    int messages = 1_500;
+    Instant now = Instant.now();
+    BulkMessages.insert(
+        dsl,
+        messages,
+        i -> new BulkMessages.Row(UUID.randomUUID().toString(), "agg-" + i, "orders", "{}", now));
+    List<CompletableFuture<Void>> held = new CopyOnWriteArrayList<>();
+    OutboxRelay relay =
+        closeLater(
+            relay(Clock.systemUTC())
+                .batchSize(200)
+                .asyncHandler(
+                    "orders",
+                    m -> {
+                      CompletableFuture<Void> confirmed = new CompletableFuture<>();
+                      held.add(confirmed);
+                      return confirmed;
+                    })
+                .build());
+    relay.start();
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> held.size() >= 1_000);
+    sleepMillis(300); // room for a claim beyond the window, which must not come
+    assertThat(held).hasSize(1_000);
+    await() // confirm whatever is held, the later claims' messages too, until all are sent
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              held.forEach(f -> f.complete(null));
+              return dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 0;
+            });
+    assertThat(held).hasSize(messages);
   }
 
   private static void sleepMillis(long millis) {
