@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 final class Heartbeat {
 
   private static final Logger log = RelayLog.LOG;
-  private static final int TOKENS_PER_STATEMENT = 500;
+  private static final int SEQS_PER_STATEMENT = 1000;
 
   private final RelayConfig config;
   private final JooqOutboxRepository repository;
@@ -49,19 +49,27 @@ final class Heartbeat {
             tokens.add(token);
           }
         });
-    if (tokens.isEmpty()) {
-      return;
-    }
     try {
-      for (int from = 0; from < tokens.size(); from += TOKENS_PER_STATEMENT) {
-        List<String> some =
-            tokens.subList(from, Math.min(tokens.size(), from + TOKENS_PER_STATEMENT));
-        repository.extendLeases(some, until);
-        for (String token : some) {
-          InFlight.Claim claim = claims.get(token);
-          if (claim != null) {
-            claim.leaseEnd = until;
+      // A statement per batch of claims, at most SEQS_PER_STATEMENT rows: its work is bounded by
+      // the window, not by the backlog.
+      List<String> some = new ArrayList<>();
+      List<Long> seqs = new ArrayList<>();
+      for (int i = 0; i < tokens.size(); i++) {
+        InFlight.Claim claim = claims.get(tokens.get(i));
+        if (claim != null) {
+          some.add(tokens.get(i));
+          seqs.addAll(claim.unsettled.keySet());
+        }
+        if (i == tokens.size() - 1 || seqs.size() >= SEQS_PER_STATEMENT) {
+          repository.extendLeases(some, seqs, until);
+          for (String token : some) {
+            InFlight.Claim extended = claims.get(token);
+            if (extended != null) {
+              extended.leaseEnd = until;
+            }
           }
+          some.clear();
+          seqs.clear();
         }
       }
     } catch (RuntimeException e) {

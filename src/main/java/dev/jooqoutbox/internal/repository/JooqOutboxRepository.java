@@ -242,11 +242,11 @@ public final class JooqOutboxRepository {
   }
 
   /**
-   * Extends the lease of the rows still owned by {@code claimTokens} to {@code until} (the relay's
-   * heartbeat); returns how many rows it extended.
+   * Extends the lease of the rows {@code seqs} still owned by one of {@code claimTokens} to {@code
+   * until} (the relay's heartbeat); returns how many rows it extended.
    */
-  public int extendLeases(Collection<String> claimTokens, Instant until) {
-    return settler.extendLeases(claimTokens, until);
+  public int extendLeases(Collection<String> claimTokens, Collection<Long> seqs, Instant until) {
+    return settler.extendLeases(claimTokens, seqs, until);
   }
 
   /**

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.Collection;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Update;
 import org.jooq.UpdateSetMoreStep;
 
 /**
@@ -80,20 +81,30 @@ final class MessageSettler {
   }
 
   /**
-   * Moves the lease end of every row still owned by one of {@code claimTokens} to {@code until}.
-   * Rows another relay has claimed since (their token changed) and settled rows are untouched.
+   * Moves the lease end of the rows {@code seqs} still owned by one of {@code claimTokens} to
+   * {@code until}. Rows another relay has claimed since (their token changed) and settled rows are
+   * untouched.
    */
-  int extendLeases(Collection<String> claimTokens, Instant until) {
-    if (claimTokens.isEmpty()) {
+  int extendLeases(Collection<String> claimTokens, Collection<Long> seqs, Instant until) {
+    if (claimTokens.isEmpty() || seqs.isEmpty()) {
       return 0;
     }
-    var update =
-        dsl.update(OUTBOX_MESSAGE)
-            .set(OUTBOX_MESSAGE.LOCKED_UNTIL, until)
-            .where(OUTBOX_MESSAGE.CLAIM_TOKEN.in(claimTokens))
-            .and(OUTBOX_MESSAGE.SENT_AT.isNull())
-            .and(OUTBOX_MESSAGE.DEAD_AT.isNull());
+    var update = leaseExtension(dsl, claimTokens, seqs, until);
     return Deadlocks.retry(update::execute);
+  }
+
+  /**
+   * The heartbeat's statement. By seq (primary-key probes, as many as the relay has in flight) and
+   * guarded by the tokens: by the tokens alone no index serves it, and it read every pending row.
+   */
+  static Update<OutboxMessageRecord> leaseExtension(
+      DSLContext ctx, Collection<String> claimTokens, Collection<Long> seqs, Instant until) {
+    return ctx.update(OUTBOX_MESSAGE)
+        .set(OUTBOX_MESSAGE.LOCKED_UNTIL, until)
+        .where(OUTBOX_MESSAGE.SEQ.in(seqs))
+        .and(OUTBOX_MESSAGE.CLAIM_TOKEN.in(claimTokens))
+        .and(OUTBOX_MESSAGE.SENT_AT.isNull())
+        .and(OUTBOX_MESSAGE.DEAD_AT.isNull());
   }
 
   /** An update that ends the lease; every settle does. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.Select;
@@ -61,6 +62,17 @@ class MariaDbClaimPlanTest extends ClaimPlanContract {
         .as("head scan in:%n%s", heads)
         .contains("key=ix_outbox_message_aggregate_pending")
         .contains("Using index for group-by");
+    // The heartbeat: the leases of the rows in flight, by seq, whatever the backlog.
+    Result<Record> extension =
+        explain(
+            MessageSettler.leaseExtension(
+                dsl, List.of("token"), List.of(floor, floor + 1, floor + 2), NOW));
+    assertThat(row(extension, "outbox_message"))
+        .as("lease extension in:%n%s", extension)
+        // by seq: the primary key, or an index whose leading columns the statement fixes
+        // (dead_at IS NULL); a range of three lookups either way
+        .contains("type=range")
+        .contains("rows=3 ");
     // The floor's refresh: the first entry of the pending range, and the last primary key.
     Result<Record> oldest = explain(ClaimQueries.oldestPendingOrNext(dialect()));
     assertThat(row(oldest, "p"))
@@ -79,7 +91,7 @@ class MariaDbClaimPlanTest extends ClaimPlanContract {
     }
   }
 
-  private Result<Record> explain(Select<?> query) {
+  private Result<Record> explain(Query query) {
     // Plain SQL: jOOQ's explain() returns MariaDB's rows as one text; the rows name each table.
     return dsl.fetch("explain {0}", query);
   }

@@ -114,6 +114,17 @@ class PostgresClaimPlanTest extends ClaimPlanContract {
         .doesNotContain("Seq Scan")
         .doesNotContain("Bitmap");
 
+    // The heartbeat: the leases of the rows in flight, by seq, whatever the backlog.
+    String extension =
+        dsl.explain(
+                MessageSettler.leaseExtension(
+                    dsl, List.of("token"), List.of(floor, floor + 1, floor + 2), NOW))
+            .plan();
+    assertThat(extension)
+        .as("lease extension plan:%n%s", extension)
+        .contains("Index Cond: (seq = ANY (")
+        .doesNotContain("Seq Scan");
+
     // The floor's refresh: the first entry of the pending index, and the newest primary key.
     String oldest = dsl.explain(ClaimQueries.oldestPendingOrNext(dialect())).plan();
     assertThat(oldest)

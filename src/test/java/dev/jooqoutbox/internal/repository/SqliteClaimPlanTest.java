@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.testing.TestDatabase;
 import java.util.List;
-import org.jooq.Select;
+import org.jooq.Query;
 
 /**
  * {@link ClaimPlanContract} on SQLite: 300,000 sent rows, 400,000 pending, 200,000 of them drained.
@@ -58,6 +58,16 @@ class SqliteClaimPlanTest extends ClaimPlanContract {
         .doesNotContain("SCAN f")
         .doesNotContain("SCAN n")
         .doesNotContain("SCAN h");
+    // The heartbeat: the leases of the rows in flight, by seq, whatever the backlog.
+    String extension =
+        plan(
+            MessageSettler.leaseExtension(
+                dsl, List.of("token"), List.of(floor, floor + 1, floor + 2), NOW));
+    assertThat(extension)
+        .as("lease extension plan:%n%s", extension)
+        .containsPattern(
+            "SEARCH outbox_message USING (INTEGER PRIMARY KEY|INDEX \\w+) \\((rowid|seq)=\\?\\)")
+        .doesNotContain("SCAN outbox_message");
     String oldest = plan(ClaimQueries.oldestPendingOrNext(dialect()));
     assertThat(oldest)
         .as("floor refresh plan:%n%s", oldest)
@@ -79,7 +89,7 @@ class SqliteClaimPlanTest extends ClaimPlanContract {
   }
 
   /** EXPLAIN QUERY PLAN's details, one line each, indented by depth. */
-  private String plan(Select<?> query) {
+  private String plan(Query query) {
     // Plain SQL: jOOQ's explain() does not give SQLite's query plan.
     return String.join(
         "\n", dsl.fetch("explain query plan {0}", query).getValues("detail", String.class));
