@@ -33,25 +33,27 @@ abstract class NamedOutboxContract extends EmptyDatabasePerTest {
 
   @Test
   void eachNamedOutboxMigratesAndRollsBackOnItsOwn() {
+    // n001 and n002 on every database, n003 (the index by state) on PostgreSQL only.
+    int perName = kind == TestDatabase.Kind.POSTGRES ? 3 : 2;
     OutboxSchema.migrate(db.dataSource(), ALPHA);
 
     assertThat(OutboxSchema.isMigrated(dsl, ALPHA)).isTrue();
     assertThat(OutboxSchema.isMigrated(dsl, BETA)).isFalse();
     assertThat(OutboxSchema.isMigrated(dsl)).isFalse();
-    assertThat(changesetsOf(ALPHA)).isEqualTo(2);
+    assertThat(changesetsOf(ALPHA)).isEqualTo(perName);
 
     OutboxSchema.migrate(db.dataSource(), BETA);
     db.migrate();
     int defaults = changesetsOfTheDefaultOutbox();
     OutboxSchema.migrate(db.dataSource(), ALPHA); // a second run is a no-op
-    assertThat(changesetsOf(ALPHA)).isEqualTo(2);
+    assertThat(changesetsOf(ALPHA)).isEqualTo(perName);
 
-    OutboxSchema.rollback(db.dataSource(), ALPHA, 2);
+    OutboxSchema.rollback(db.dataSource(), ALPHA, perName);
 
     assertThat(OutboxSchema.isMigrated(dsl, ALPHA)).isFalse();
     assertThat(changesetsOf(ALPHA)).isZero();
     assertThat(OutboxSchema.isMigrated(dsl, BETA)).isTrue();
-    assertThat(changesetsOf(BETA)).isEqualTo(2);
+    assertThat(changesetsOf(BETA)).isEqualTo(perName);
     assertThat(OutboxSchema.isMigrated(dsl)).isTrue();
     assertThat(changesetsOfTheDefaultOutbox()).isEqualTo(defaults);
   }

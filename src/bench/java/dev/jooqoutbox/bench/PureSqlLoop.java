@@ -19,7 +19,8 @@ import javax.sql.DataSource;
  * The pure-SQL limit of figure 2: the repository's claim-and-mark cycle written by hand as plain
  * JDBC on one held connection, with no relay around it (no handler threads, no jOOQ, no message
  * objects). The statements are the ones the repository sends (as of the claim with runs and a
- * floor, ClaimQueries/MessageClaimer/ClaimFloor on main at 61df062), in the same order:
+ * floor, ClaimQueries/MessageClaimer/ClaimFloor, and the PostgreSQL order of changeset 006), in the
+ * same order:
  *
  * <ol>
  *   <li>at most once a second (longer when it is slow), the floor: the oldest pending seq, used one
@@ -52,7 +53,7 @@ final class PureSqlLoop implements AutoCloseable {
   private static final String FLOOR =
       "SELECT COALESCE((SELECT o.seq FROM %s WHERE "
           + PENDING
-          + " ORDER BY o.seq LIMIT 1), (SELECT max(a.seq) + 1 FROM outbox_message a))";
+          + " ORDER BY %s LIMIT 1), (SELECT max(a.seq) + 1 FROM outbox_message a))";
 
   // The first pass: the runs among the oldest pending rows from the floor on (ClaimQueries.runs).
   private static final String RUNS =
@@ -65,7 +66,7 @@ final class PureSqlLoop implements AutoCloseable {
           + READY_RULE
           + ") THEN 1 ELSE 0 END AS ready FROM %s WHERE "
           + PENDING
-          + " AND o.seq >= ? ORDER BY o.seq LIMIT ?) w) r"
+          + " AND o.seq >= ? ORDER BY %s LIMIT ?) w) r"
           + " WHERE r.run_pos <= ? AND r.all_ready = 1 ORDER BY r.seq LIMIT ?) c"
           + " WHERE c.first_seq = (SELECT older.seq FROM outbox_message older"
           + " WHERE older.aggregate = c.aggregate AND older.sent_at IS NULL"
@@ -73,10 +74,12 @@ final class PureSqlLoop implements AutoCloseable {
           + " ORDER BY c.seq LIMIT ?";
 
   // Which of the given seqs are ready (ClaimQueries.readyAmong): the lease's candidates.
+  // Which of the given seqs are ready (ClaimQueries.readyAmong): the lease's candidates, with
+  // "pending" written as ClaimQueries.pendingBySeq writes it for statements that go by seq.
   private static final String READY_AMONG =
-      "SELECT o.seq FROM outbox_message o WHERE "
-          + READY_RULE
-          + " AND o.seq IN (%s) ORDER BY o.seq LIMIT ?";
+      "SELECT o.seq FROM outbox_message o WHERE coalesce(o.sent_at, o.dead_at) IS NULL"
+          + " AND o.available_at <= ? AND (o.locked_until IS NULL OR o.locked_until <= ?)"
+          + " AND o.topic IN (?) AND o.seq IN (%s) ORDER BY o.seq LIMIT ?";
 
   // The second pass, when the first came back short: the heads of up to max(10 x batch, 1000)
   // aggregates by a skip scan of the pending (aggregate, seq) index.
@@ -109,7 +112,7 @@ final class PureSqlLoop implements AutoCloseable {
       "UPDATE outbox_message SET claim_token = NULL, locked_until = NULL, sent_at = ?,"
           + " last_error = NULL WHERE seq IN (%s)";
   private static final String OWNED =
-      " AND claim_token = ? AND sent_at IS NULL AND dead_at IS NULL";
+      " AND claim_token = ? AND coalesce(sent_at, dead_at) IS NULL";
 
   private final Kind kind;
   private final int batch;
@@ -117,6 +120,7 @@ final class PureSqlLoop implements AutoCloseable {
   private final int window;
   private final int headBound;
   private final String pendingTable;
+  private final String pendingOrder;
   private final Connection connection;
   private final long leaseMillis = 30_000;
 
@@ -140,6 +144,9 @@ final class PureSqlLoop implements AutoCloseable {
           case MARIADB -> "outbox_message o FORCE INDEX (ix_outbox_message_pending)";
           case SQLITE -> "outbox_message AS o INDEXED BY ix_outbox_message_pending";
         };
+    // The dialect's pendingSeqOrder: on PostgreSQL an order only its (sent_at, dead_at, seq)
+    // index gives, so the primary key is never read instead.
+    this.pendingOrder = kind == Kind.POSTGRESQL ? "o.sent_at, o.dead_at, o.seq" : "o.seq";
     this.connection = ds.getConnection();
     connection.setAutoCommit(true);
   }
@@ -161,7 +168,7 @@ final class PureSqlLoop implements AutoCloseable {
     long now = System.nanoTime();
     if (!refreshed || now - refreshedAt >= refreshPeriod) {
       Long seen;
-      try (PreparedStatement ps = connection.prepareStatement(String.format(FLOOR, pendingTable));
+      try (PreparedStatement ps = connection.prepareStatement(String.format(FLOOR, pendingTable, pendingOrder));
           ResultSet rs = ps.executeQuery()) {
         rs.next();
         long v = rs.getLong(1);
@@ -248,7 +255,7 @@ final class PureSqlLoop implements AutoCloseable {
   private List<Long> leaseRuns(String token, long now, long from) throws SQLException {
     List<Long> runSeqs = new ArrayList<>();
     List<String> runAggregates = new ArrayList<>();
-    try (PreparedStatement ps = connection.prepareStatement(String.format(RUNS, pendingTable))) {
+    try (PreparedStatement ps = connection.prepareStatement(String.format(RUNS, pendingTable, pendingOrder))) {
       int i = bindReadyRule(ps, 1, now);
       ps.setLong(i++, from);
       ps.setInt(i++, window);

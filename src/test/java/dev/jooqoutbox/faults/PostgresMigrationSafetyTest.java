@@ -39,7 +39,8 @@ class PostgresMigrationSafetyTest {
           "001-outbox-message-postgresql",
           "002-inbox-message-postgresql",
           "003-outbox-message-indexes-postgresql",
-          "005-outcome-unknown-postgresql");
+          "005-outcome-unknown-postgresql",
+          "006-pending-index-order-postgresql");
 
   private static final Set<String> INDEXES =
       Set.of(
@@ -49,7 +50,6 @@ class PostgresMigrationSafetyTest {
           "ix_inbox_message_seen_at",
           "ix_outbox_message_pending",
           "ix_outbox_message_aggregate_pending",
-          "ix_outbox_message_sent_at",
           "ix_outbox_message_dead",
           "ix_outbox_message_unknown");
 

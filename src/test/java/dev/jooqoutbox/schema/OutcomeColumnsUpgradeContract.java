@@ -57,7 +57,7 @@ abstract class OutcomeColumnsUpgradeContract extends EmptyDatabasePerTest {
     OutboxSchema.migrate(db.dataSource());
 
     List<String> applied = TestChangelogs.applied(dsl);
-    assertThat(applied.get(applied.size() - 1)).startsWith("005-outcome-unknown-");
+    assertThat(applied).anyMatch(id -> id.startsWith("005-outcome-unknown-"));
     assertThat(dsl.select(columnsBefore()).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
         .as("rows after the upgrade")
         .isEqualTo(before);

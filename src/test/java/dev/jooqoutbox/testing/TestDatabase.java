@@ -130,12 +130,12 @@ public final class TestDatabase implements AutoCloseable {
     return kind.dialect;
   }
 
-  /** The JDBC URL of this isolated database, for a second pool or another process. */
   /** The schema (PostgreSQL) or database (MariaDB) name; a label only on SQLite. */
   public String name() {
     return name;
   }
 
+  /** The JDBC URL of this isolated database, for a second pool or another process. */
   public String url() {
     return url;
   }

@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.repository;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.min;
+import static org.jooq.impl.DSL.select;
 
 import dev.jooqoutbox.OutboxStats;
 import java.time.Duration;
@@ -13,15 +14,19 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
+import org.jooq.Record1;
+import org.jooq.Select;
 import org.jooq.impl.DSL;
 
 /** Counts of the outbox: full statistics for operators, cheap gauges for metrics. */
 final class BacklogQueries {
 
   private final DSLContext dsl;
+  private final OutboxDialect dialect;
 
-  BacklogQueries(DSLContext dsl) {
+  BacklogQueries(DSLContext dsl, OutboxDialect dialect) {
     this.dsl = dsl;
+    this.dialect = dialect;
   }
 
   /** Per topic, sorted by topic; reads every row once. Topics with no rows are absent. */
@@ -73,14 +78,17 @@ final class BacklogQueries {
 
   /** Age of the oldest pending message at {@code now} (one index probe); zero when none. */
   Duration oldestPendingAge(Instant now) {
-    Instant created =
-        dsl.select(OUTBOX_MESSAGE.CREATED_AT)
-            .from(OUTBOX_MESSAGE)
-            .where(ClaimQueries.pending(OUTBOX_MESSAGE))
-            .orderBy(OUTBOX_MESSAGE.SEQ)
-            .limit(1)
-            .fetchOne(OUTBOX_MESSAGE.CREATED_AT);
-    return ageAt(now, created);
+    return ageAt(now, dsl.fetchValue(oldestPendingCreatedAt(dialect)));
+  }
+
+  /** When the oldest pending message was written: the first entry of the pending index. */
+  static Select<Record1<Instant>> oldestPendingCreatedAt(OutboxDialect dialect) {
+    var p = OUTBOX_MESSAGE.as("p");
+    return select(p.CREATED_AT)
+        .from(dialect.pendingInSeqOrder(p))
+        .where(ClaimQueries.pending(p))
+        .orderBy(dialect.pendingSeqOrder(p))
+        .limit(1);
   }
 
   private static Duration ageAt(Instant now, Instant created) {

@@ -84,7 +84,7 @@ public final class JooqOutboxRepository {
     this.settler = new MessageSettler(dsl);
     this.claimer = new MessageClaimer(dsl, dialect, rows, settler, nanoTime);
     this.deadLetters = new DeadLetterQueries(dsl);
-    this.backlog = new BacklogQueries(dsl);
+    this.backlog = new BacklogQueries(dsl, dialect);
     this.purger = new Purger(dsl, dialect);
     this.outcomes = new OutcomeStore(dsl, rows);
   }

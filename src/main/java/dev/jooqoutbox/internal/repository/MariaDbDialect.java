@@ -11,6 +11,7 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertSetMoreStep;
+import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.ResultQuery;
@@ -125,8 +126,8 @@ final class MariaDbDialect implements OutboxDialect {
   }
 
   @Override
-  public int deleteBatch(
+  public Query deleteBatch(
       DSLContext dsl, Table<?> table, Field<?>[] key, Condition which, int batchSize) {
-    return dsl.deleteFrom(table).where(which).limit(batchSize).execute();
+    return dsl.deleteFrom(table).where(which).limit(batchSize);
   }
 }

@@ -103,8 +103,7 @@ final class MessageSettler {
         .set(OUTBOX_MESSAGE.LOCKED_UNTIL, until)
         .where(OUTBOX_MESSAGE.SEQ.in(seqs))
         .and(OUTBOX_MESSAGE.CLAIM_TOKEN.in(claimTokens))
-        .and(OUTBOX_MESSAGE.SENT_AT.isNull())
-        .and(OUTBOX_MESSAGE.DEAD_AT.isNull());
+        .and(ClaimQueries.pendingBySeq(OUTBOX_MESSAGE));
   }
 
   /** An update that ends the lease; every settle does. */
@@ -129,10 +128,6 @@ final class MessageSettler {
   }
 
   static Condition ownedBy(String claimToken) {
-    return OUTBOX_MESSAGE
-        .CLAIM_TOKEN
-        .eq(claimToken)
-        .and(OUTBOX_MESSAGE.SENT_AT.isNull())
-        .and(OUTBOX_MESSAGE.DEAD_AT.isNull());
+    return OUTBOX_MESSAGE.CLAIM_TOKEN.eq(claimToken).and(ClaimQueries.pendingBySeq(OUTBOX_MESSAGE));
   }
 }

@@ -14,6 +14,8 @@ import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertSetMoreStep;
+import org.jooq.OrderField;
+import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.ResultQuery;
@@ -65,12 +67,21 @@ interface OutboxDialect {
   Select<Record1<Long>> headSeqs(int aggregates);
 
   /**
-   * Where the claim reads pending rows in seq order from (its window, the floor's refresh): {@code
-   * t} itself where the planner finds the pending index on its own, or {@code t} with a hint where
-   * it may pick an index that makes the read walk sent rows.
+   * Where the claim reads pending rows in seq order from (its window, the floor's refresh, the
+   * oldest-pending gauge): {@code t} itself where {@link #pendingSeqOrder} leaves the planner one
+   * index to read, or {@code t} with a hint where it may pick an index that makes the read walk
+   * sent rows.
    */
   default Table<?> pendingInSeqOrder(OutboxMessageTable t) {
     return t;
+  }
+
+  /**
+   * The order of {@link #pendingInSeqOrder}'s reads: seq order, said so that only an index of the
+   * pending rows in seq order gives it where the planner could read the primary key instead.
+   */
+  default List<OrderField<?>> pendingSeqOrder(OutboxMessageTable t) {
+    return List.of(t.SEQ);
   }
 
   // ---------------------------------------------------------------- writes
@@ -94,16 +105,13 @@ interface OutboxDialect {
   }
 
   /**
-   * Deletes up to {@code batchSize} rows of {@code table} matching {@code which}, in one statement;
-   * {@code key} identifies a row.
-   *
-   * @return how many rows were deleted
+   * The statement that deletes up to {@code batchSize} rows of {@code table} matching {@code
+   * which}; {@code key} identifies a row. Its update count is how many rows it deleted.
    */
-  default int deleteBatch(
+  default Query deleteBatch(
       DSLContext dsl, Table<?> table, Field<?>[] key, Condition which, int batchSize) {
     return dsl.deleteFrom(table)
-        .where(row(key).in(select(key).from(table).where(which).limit(batchSize)))
-        .execute();
+        .where(row(key).in(select(key).from(table).where(which).limit(batchSize)));
   }
 
   // ---------------------------------------------------------------- wake-up

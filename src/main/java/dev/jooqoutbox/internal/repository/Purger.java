@@ -29,19 +29,22 @@ final class Purger {
     if (batchSize <= 0) {
       throw new IllegalArgumentException("batchSize must be positive, was " + batchSize);
     }
-    long outbox =
-        inBatches(
-            OUTBOX_MESSAGE, TableKeys.OUTBOX_SEQ, OUTBOX_MESSAGE.SENT_AT.lt(cutoff), batchSize);
+    long outbox = inBatches(OUTBOX_MESSAGE, TableKeys.OUTBOX_SEQ, sentBefore(cutoff), batchSize);
     long inbox =
         inBatches(INBOX_MESSAGE, TableKeys.INBOX, INBOX_MESSAGE.SEEN_AT.lt(cutoff), batchSize);
     return new PurgeResult(outbox, inbox);
+  }
+
+  /** The sent messages a purge with {@code cutoff} deletes. */
+  static Condition sentBefore(Instant cutoff) {
+    return OUTBOX_MESSAGE.SENT_AT.lt(cutoff);
   }
 
   private long inBatches(Table<?> table, Field<?>[] key, Condition old, int batchSize) {
     long total = 0;
     int deleted;
     do {
-      deleted = dialect.deleteBatch(dsl, table, key, old, batchSize);
+      deleted = dialect.deleteBatch(dsl, table, key, old, batchSize).execute();
       total += deleted;
     } while (deleted == batchSize);
     return total;

@@ -75,7 +75,11 @@ final class DeepOutbox {
         .execute();
   }
 
-  /** Marks the {@code count} oldest pending rows sent in one update, as a drain leaves them. */
+  /**
+   * Marks the {@code count} oldest pending rows sent as a relay does: a lease, then the mark (two
+   * updates a row, each leaving PostgreSQL a row version and index entries for vacuum), each a set
+   * of rows at once.
+   */
   static void drain(DSLContext dsl, int count) {
     Long last =
         dsl.select(OUTBOX_MESSAGE.SEQ)
@@ -85,10 +89,16 @@ final class DeepOutbox {
             .limit(1)
             .offset(count - 1)
             .fetchSingle(OUTBOX_MESSAGE.SEQ);
+    ClaimQueries.takeLease(
+            dsl,
+            ClaimQueries.pending(OUTBOX_MESSAGE).and(OUTBOX_MESSAGE.SEQ.le(last)),
+            new OutboxDialect.Lease("drain", NOW.minus(Duration.ofMinutes(1))))
+        .execute();
     dsl.update(OUTBOX_MESSAGE)
+        .set(OUTBOX_MESSAGE.CLAIM_TOKEN, (String) null)
+        .set(OUTBOX_MESSAGE.LOCKED_UNTIL, (Instant) null)
         .set(OUTBOX_MESSAGE.SENT_AT, NOW.minus(Duration.ofMinutes(1)))
-        .set(OUTBOX_MESSAGE.ATTEMPTS, 1)
-        .where(ClaimQueries.pending(OUTBOX_MESSAGE))
+        .where(MessageSettler.ownedBy("drain"))
         .and(OUTBOX_MESSAGE.SEQ.le(last))
         .execute();
   }

@@ -30,8 +30,7 @@ class MariaDbClaimPlanTest extends ClaimPlanContract {
   }
 
   @Override
-  void assertIndexBacked() {
-    long floor = DeepOutbox.floor(dsl);
+  void assertIndexBacked(long floor) {
     for (int maxRun : List.of(1, 5)) {
       Result<Record> runs = explain(ClaimQueries.runs(dialect(), TOPICS, 100, maxRun, floor, NOW));
       // The window: a range of the pending index from the floor, read in its order (no sort).
@@ -79,6 +78,13 @@ class MariaDbClaimPlanTest extends ClaimPlanContract {
         .as("floor refresh in:%n%s", oldest)
         .contains("key=ix_outbox_message_pending");
     assertNoFullScanOfTheTable(oldest);
+    // The oldest-pending gauge: the same first entry.
+    Result<Record> gauge = explain(BacklogQueries.oldestPendingCreatedAt(dialect()));
+    assertThat(row(gauge, "p"))
+        .as("oldest pending in:%n%s", gauge)
+        .contains("key=ix_outbox_message_pending")
+        .doesNotContain("filesort");
+    assertNoFullScanOfTheTable(gauge);
     // Reconciliation and the unknown gauge read the unknown rows' range of their index only.
     for (Select<?> unknown :
         List.<Select<?>>of(

@@ -23,8 +23,7 @@ class SqliteClaimPlanTest extends ClaimPlanContract {
   }
 
   @Override
-  void assertIndexBacked() {
-    long floor = DeepOutbox.floor(dsl);
+  void assertIndexBacked(long floor) {
     for (int maxRun : List.of(1, 5)) {
       String runs = plan(ClaimQueries.runs(dialect(), TOPICS, 100, maxRun, floor, NOW));
       assertThat(runs)
@@ -76,6 +75,12 @@ class SqliteClaimPlanTest extends ClaimPlanContract {
         .containsPattern("SCAN p USING (COVERING )?INDEX ix_outbox_message_pending")
         .containsPattern("SEARCH a$")
         .doesNotContain("SCAN a");
+    // The oldest-pending gauge: the same first entry.
+    String gauge = plan(BacklogQueries.oldestPendingCreatedAt(dialect()));
+    assertThat(gauge)
+        .as("oldest pending plan:%n%s", gauge)
+        .containsPattern("SCAN p USING INDEX ix_outbox_message_pending")
+        .doesNotContain("TEMP B-TREE");
     // Reconciliation and the unknown gauge read the (partial) unknown index only.
     for (String unknown :
         List.of(
