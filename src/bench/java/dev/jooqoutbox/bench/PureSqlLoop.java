@@ -69,8 +69,8 @@ final class PureSqlLoop implements AutoCloseable {
           + " AND o.seq >= ? ORDER BY %s LIMIT ?) w) r"
           + " WHERE r.run_pos <= ? AND r.all_ready = 1 ORDER BY r.seq LIMIT ?) c"
           + " WHERE c.first_seq = (SELECT older.seq FROM outbox_message older"
-          + " WHERE older.aggregate = c.aggregate AND older.sent_at IS NULL"
-          + " AND older.dead_at IS NULL ORDER BY older.seq LIMIT 1)"
+          + " WHERE %s AND older.sent_at IS NULL"
+          + " AND older.dead_at IS NULL ORDER BY %s LIMIT 1)"
           + " ORDER BY c.seq LIMIT ?";
 
   // Which of the given seqs are ready (ClaimQueries.readyAmong): the lease's candidates.
@@ -111,8 +111,7 @@ final class PureSqlLoop implements AutoCloseable {
   private static final String MARK =
       "UPDATE outbox_message SET claim_token = NULL, locked_until = NULL, sent_at = ?,"
           + " last_error = NULL WHERE seq IN (%s)";
-  private static final String OWNED =
-      " AND claim_token = ? AND coalesce(sent_at, dead_at) IS NULL";
+  private static final String OWNED = " AND claim_token = ? AND coalesce(sent_at, dead_at) IS NULL";
 
   private final Kind kind;
   private final int batch;
@@ -121,6 +120,7 @@ final class PureSqlLoop implements AutoCloseable {
   private final int headBound;
   private final String pendingTable;
   private final String pendingOrder;
+  private final String[] headProbe;
   private final Connection connection;
   private final long leaseMillis = 30_000;
 
@@ -147,6 +147,12 @@ final class PureSqlLoop implements AutoCloseable {
     // The dialect's pendingSeqOrder: on PostgreSQL an order only its (sent_at, dead_at, seq)
     // index gives, so the primary key is never read instead.
     this.pendingOrder = kind == Kind.POSTGRESQL ? "o.sent_at, o.dead_at, o.seq" : "o.seq";
+    // The dialect's headProbe: on PostgreSQL the first entry at or after the aggregate in the
+    // (aggregate, seq) index, as an equality let it walk the primary key.
+    this.headProbe =
+        kind == Kind.POSTGRESQL
+            ? new String[] {"older.aggregate >= c.aggregate", "older.aggregate, older.seq"}
+            : new String[] {"older.aggregate = c.aggregate", "older.seq"};
     this.connection = ds.getConnection();
     connection.setAutoCommit(true);
   }
@@ -168,7 +174,8 @@ final class PureSqlLoop implements AutoCloseable {
     long now = System.nanoTime();
     if (!refreshed || now - refreshedAt >= refreshPeriod) {
       Long seen;
-      try (PreparedStatement ps = connection.prepareStatement(String.format(FLOOR, pendingTable, pendingOrder));
+      try (PreparedStatement ps =
+              connection.prepareStatement(String.format(FLOOR, pendingTable, pendingOrder));
           ResultSet rs = ps.executeQuery()) {
         rs.next();
         long v = rs.getLong(1);
@@ -255,7 +262,9 @@ final class PureSqlLoop implements AutoCloseable {
   private List<Long> leaseRuns(String token, long now, long from) throws SQLException {
     List<Long> runSeqs = new ArrayList<>();
     List<String> runAggregates = new ArrayList<>();
-    try (PreparedStatement ps = connection.prepareStatement(String.format(RUNS, pendingTable, pendingOrder))) {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            String.format(RUNS, pendingTable, pendingOrder, headProbe[0], headProbe[1]))) {
       int i = bindReadyRule(ps, 1, now);
       ps.setLong(i++, from);
       ps.setInt(i++, window);

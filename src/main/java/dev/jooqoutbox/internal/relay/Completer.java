@@ -67,7 +67,7 @@ final class Completer {
   }
 
   void start() {
-    Thread t = RelayEngine.daemonThreads("outbox-completer-").newThread(this::run);
+    Thread t = RelayThreads.daemon("outbox-completer-").newThread(this::run);
     thread = t;
     t.start();
   }
@@ -139,7 +139,7 @@ final class Completer {
           write(batch);
           errorDelay = Duration.ZERO;
         } catch (RuntimeException e) {
-          errorDelay = RelayEngine.nextErrorDelay(errorDelay, config.pollInterval());
+          errorDelay = RelayThreads.nextErrorDelay(errorDelay, config.pollInterval());
           log.warn(
               "outbox relay could not settle {} messages; retrying in {} ms",
               batch.stream().mapToInt(Outcome::count).sum(),

@@ -22,7 +22,7 @@ final class HandlerThreads {
             30,
             TimeUnit.SECONDS,
             new LinkedBlockingQueue<>(),
-            RelayEngine.daemonThreads("outbox-handler-"));
+            RelayThreads.daemon("outbox-handler-"));
   }
 
   void execute(Runnable task) {

@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.repository.HeldClaims;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +103,16 @@ final class InFlight {
   Instant leaseEnd(String token) {
     Claim claim = claims.get(token);
     return claim == null ? null : claim.leaseEnd;
+  }
+
+  /** Whether a message of {@code aggregate} is claimed and not settled yet. */
+  boolean holds(String aggregate) {
+    return perAggregate.containsKey(aggregate);
+  }
+
+  /** The claims in flight now, for the next claim to take runs behind. */
+  HeldClaims held() {
+    return new HeldClaims(claims.keySet(), size());
   }
 
   /** The claims in flight now, for the heartbeat. */

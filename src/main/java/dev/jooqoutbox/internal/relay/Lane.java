@@ -20,6 +20,10 @@ final class Lane {
   private final Runnable onEnd;
   // Touched by one thread at a time: each hand-off goes through the executor or a completed stage.
   private int next;
+  // Guarded by this: whether the lane delivered its whole run (null while it runs), and the lane
+  // of the same aggregate claimed behind it, to start when it ends.
+  private Boolean delivered;
+  private Lane after;
 
   Lane(Lanes lanes, String token, List<OutboxMessage> run, Runnable onEnd) {
     this.lanes = lanes;
@@ -28,8 +32,50 @@ final class Lane {
     this.onEnd = onEnd;
   }
 
+  String aggregate() {
+    return run.get(0).aggregate();
+  }
+
   void start() {
     resumeOnAHandlerThread();
+  }
+
+  /**
+   * Has {@code lane}, a run of this lane's aggregate claimed behind this one, delivered after it:
+   * started when this lane has delivered its whole run, given back (without using its attempts)
+   * when this lane stopped early. At most one lane follows a lane.
+   */
+  void then(Lane lane) {
+    Boolean outcome;
+    synchronized (this) {
+      outcome = delivered;
+      if (outcome == null) {
+        after = lane;
+        return;
+      }
+    }
+    lane.follow(outcome);
+  }
+
+  private void follow(boolean predecessorDelivered) {
+    if (predecessorDelivered) {
+      start();
+    } else {
+      releaseFrom(0); // behind a message that failed or was given back: not deliverable now
+    }
+  }
+
+  private void end(boolean wholeRun) {
+    Lane following;
+    synchronized (this) {
+      delivered = wholeRun;
+      following = after;
+      after = null;
+    }
+    onEnd.run();
+    if (following != null) {
+      following.follow(wholeRun);
+    }
   }
 
   private void resumeOnAHandlerThread() {
@@ -72,7 +118,7 @@ final class Lane {
           });
       return;
     }
-    onEnd.run();
+    end(true);
   }
 
   /** The attempt of message {@code message} failed or timed out: give the rest back. */
@@ -85,6 +131,6 @@ final class Lane {
       lanes.completer.submit(
           new Outcome.Released(token, List.copyOf(run.subList(index, run.size()))));
     }
-    onEnd.run();
+    end(false);
   }
 }

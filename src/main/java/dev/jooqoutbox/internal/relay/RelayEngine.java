@@ -10,10 +10,8 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 
 /**
@@ -27,7 +25,6 @@ import org.slf4j.Logger;
 public final class RelayEngine {
 
   private static final Logger log = RelayLog.LOG;
-  private static final Duration MAX_ERROR_DELAY = Duration.ofSeconds(30);
 
   private final RelayConfig config;
   private final RelayMetrics metrics;
@@ -35,6 +32,7 @@ public final class RelayEngine {
   private final Completer completer;
   private final Producer producer;
   private final Lanes lanes;
+  private final LaneChains chains;
   private final HandlerThreads threads;
   private final Watchdog watchdog;
   private final Heartbeat heartbeat;
@@ -53,11 +51,12 @@ public final class RelayEngine {
   private volatile Thread worker;
 
   /**
-   * Set when the producer's last claim took less than it asked for: nothing more was ready then, so
-   * until an aggregate of the window is freed, a commit wakes it or the poll ends, claiming again
-   * would find nothing new. A settle that leaves every aggregate of the window in flight (part of a
-   * run written) then does not wake the producer: on a few busy aggregates those wake-ups made
-   * claims that came back empty.
+   * Set when the producer's last claim took less than it asked for and had no run of the greatest
+   * length (which may have more of its aggregate behind it): nothing more was ready then, so until
+   * an aggregate of the window is freed, a commit wakes it or the poll ends, claiming again would
+   * find nothing new. A settle that leaves every aggregate of the window in flight (part of a run
+   * written) then does not wake the producer: on a few busy aggregates those wake-ups made claims
+   * that came back empty.
    */
   private volatile boolean waitingForAnAggregate;
 
@@ -81,16 +80,17 @@ public final class RelayEngine {
             metrics,
             Tracing.of(config.openTelemetry()),
             stopping::get);
+    this.chains = new LaneChains(inFlight);
     this.heartbeat = new Heartbeat(config, repository, inFlight);
     this.housekeeping = new Housekeeping(config, repository, metrics);
     this.reconciler = new Reconciler(config, repository, metrics);
     this.reconcileThread =
         reconciler.hasWork()
-            ? Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-reconcile-"))
+            ? Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-reconcile-"))
             : null;
-    this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-timer-"));
+    this.timer = Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-timer-"));
     this.housekeepingThread =
-        Executors.newSingleThreadScheduledExecutor(daemonThreads("outbox-housekeeping-"));
+        Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-housekeeping-"));
     this.listener =
         config.listen() ? repository.wakeupListener(wakeup::signal, Duration.ofSeconds(1)) : null;
   }
@@ -115,11 +115,11 @@ public final class RelayEngine {
     completer.start();
     // Writers of this JVM on the same database wake the producer right after their commit.
     inProcessWakeups = Wakeups.register(config.dsl(), wakeup::signal);
-    Thread w = daemonThreads("outbox-relay-").newThread(this::produce);
+    Thread w = RelayThreads.daemon("outbox-relay-").newThread(this::produce);
     worker = w;
     w.start();
     if (listener != null) {
-      Thread l = daemonThreads("outbox-listen-").newThread(listener);
+      Thread l = RelayThreads.daemon("outbox-listen-").newThread(listener);
       listenerThread = l;
       l.start();
     }
@@ -144,6 +144,7 @@ public final class RelayEngine {
     startTimers();
     int handled = 0;
     while (handled < max && !stopping.get()) {
+      chains.forgetSettled();
       Producer.Claimed claimed = producer.claim(Math.min(config.batchSize(), max - handled));
       if (claimed.messages().isEmpty()) {
         break;
@@ -151,8 +152,8 @@ public final class RelayEngine {
       CountDownLatch ended =
           new CountDownLatch(
               (int) claimed.messages().stream().map(m -> m.aggregate()).distinct().count());
-      lanes.cut(claimed.token(), claimed.messages(), ended::countDown).forEach(Lane::start);
-      awaitUninterruptibly(ended);
+      lanes.cut(claimed.token(), claimed.messages(), ended::countDown).forEach(chains::start);
+      RelayThreads.awaitUninterruptibly(ended);
       handled += completer.flushNow();
     }
     return handled;
@@ -231,14 +232,16 @@ public final class RelayEngine {
         int room = inFlight.room();
         if (room > 0) {
           int asked = Math.min(config.batchSize(), room);
+          chains.forgetSettled();
           Producer.Claimed claimed = producer.claim(asked);
           errorDelay = Duration.ZERO;
-          waitingForAnAggregate = claimed.messages().size() < asked;
+          // A full run may have more of its aggregate ready behind it (the next claim's).
+          waitingForAnAggregate = claimed.messages().size() < asked && !claimed.fullRun();
           lanes
               .cut(claimed.token(), claimed.messages(), RelayEngine::noLaneEndAction)
-              .forEach(Lane::start);
+              .forEach(chains::start);
           if (!waitingForAnAggregate) {
-            continue; // a full claim: claim again at once while the window has room (no barrier)
+            continue; // claim again at once while the window has room (no barrier)
           }
         } else {
           waitingForAnAggregate = false; // any settle makes room
@@ -251,7 +254,7 @@ public final class RelayEngine {
         }
         return;
       } catch (RuntimeException e) {
-        errorDelay = nextErrorDelay(errorDelay, config.pollInterval());
+        errorDelay = RelayThreads.nextErrorDelay(errorDelay, config.pollInterval());
         log.warn("outbox relay: database error, retrying in {} ms", errorDelay.toMillis(), e);
         try {
           wakeup.await(errorDelay);
@@ -262,40 +265,10 @@ public final class RelayEngine {
     }
   }
 
-  /** Doubles from {@code first} up to 30 s. */
-  static Duration nextErrorDelay(Duration previous, Duration first) {
-    Duration next = previous.isZero() ? first : previous.multipliedBy(2);
-    return next.compareTo(MAX_ERROR_DELAY) > 0 ? MAX_ERROR_DELAY : next;
-  }
-
   /** The completer wrote outcomes: wake the producer when that can give its next claim work. */
   private void settled(boolean aggregateFreed) {
     if (aggregateFreed || !waitingForAnAggregate) {
       wakeup.signal();
     }
-  }
-
-  private static void awaitUninterruptibly(CountDownLatch latch) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        latch.await();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  static ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger counter = new AtomicInteger();
-    return runnable -> {
-      Thread t = new Thread(runnable, prefix + counter.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

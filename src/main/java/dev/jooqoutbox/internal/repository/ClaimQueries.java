@@ -16,18 +16,16 @@ import org.jooq.Field;
 import org.jooq.Name;
 import org.jooq.Record1;
 import org.jooq.Record2;
-import org.jooq.Record3;
 import org.jooq.Select;
 import org.jooq.SelectForUpdateStep;
 import org.jooq.Table;
 import org.jooq.UpdateConditionStep;
-import org.jooq.WindowSpecification;
 import org.jooq.impl.DSL;
 
 /**
- * The selects a claim is built from, the same on every database: the runs among the oldest pending
- * rows, which rows are ready, and the skip scan over aggregate heads in its two shapes. The
- * dialects pick a shape and add the locking.
+ * The selects a claim is built from, the same on every database (the first pass's runs are in
+ * {@link WindowRuns}): where the window starts, which rows are ready, and the skip scan over
+ * aggregate heads in its two shapes. The dialects pick a shape and add the locking.
  */
 final class ClaimQueries {
 
@@ -41,80 +39,6 @@ final class ClaimQueries {
   /** How many aggregates the second claim pass enumerates at most. */
   static int headScanBound(int limit) {
     return Math.max(10 * limit, 1000);
-  }
-
-  /**
-   * The first claim pass: the runs found among the oldest {@link #scanWindow} pending rows from
-   * {@code floor} on, as (seq, aggregate, window rows) in seq order, at most {@code limit}; the
-   * third column, the same on every row, is how many pending rows the window read: fewer than
-   * {@link #scanWindow} means it saw every pending row from the floor on. A row belongs to a run
-   * when every pending row of its aggregate before it in the window is ready, it is at most the
-   * {@code maxRun}-th of them, and the first of them is the aggregate's oldest pending message (a
-   * probe of the (aggregate, seq) pending index, which is not bounded by the floor: no row below
-   * the floor can be overtaken).
-   *
-   * <p>The window is a derived table ordered by seq over the pending rows from {@code floor} on: on
-   * PostgreSQL it walks the partial pending index from the floor, never the rows sent before it,
-   * whatever the statistics say (a bound {@code seq < (the window's last seq)} let the planner pick
-   * the primary key and filter out every sent row, 149 ms a claim midway through a deep drain).
-   */
-  static Select<Record3<Long, String, Integer>> runs(
-      OutboxDialect dialect, Set<String> topics, int limit, int maxRun, long floor, Instant now) {
-    var o = OUTBOX_MESSAGE.as("o");
-    Field<Integer> ready =
-        DSL.when(ready(o, topics, now), DSL.inline(1)).otherwise(DSL.inline(0)).as("ready");
-    Table<?> window =
-        select(o.SEQ, o.AGGREGATE, ready)
-            .from(dialect.pendingInSeqOrder(o))
-            .where(pending(o))
-            .and(o.SEQ.ge(floor))
-            .orderBy(dialect.pendingSeqOrder(o))
-            .limit(scanWindow(limit))
-            .asTable("w");
-    Field<Long> wSeq = window.field(o.SEQ);
-    Field<String> wAggregate = window.field(o.AGGREGATE);
-    Field<Integer> wReady = window.field(ready);
-    WindowSpecification inAggregate = DSL.partitionBy(wAggregate).orderBy(wSeq);
-    Field<Integer> position = DSL.rowNumber().over(inAggregate).as("run_pos");
-    // The running minimum: 1 while every row of the aggregate so far is ready.
-    Field<Integer> allReady = DSL.min(wReady).over(inAggregate).as("all_ready");
-    Field<Long> first = DSL.min(wSeq).over(DSL.partitionBy(wAggregate)).as("first_seq");
-    Field<Integer> windowRows = DSL.count().over().as("window_rows");
-    Table<?> members =
-        select(wSeq, wAggregate, position, allReady, first, windowRows).from(window).asTable("r");
-    Field<Long> rSeq = members.field(wSeq);
-    Field<String> rAggregate = members.field(wAggregate);
-    // Sorted by seq and fenced with a LIMIT that cuts nothing (no run row is dropped: there are at
-    // most scanWindow of them), so that PostgreSQL does not push the head probe below the sort:
-    // the probe then runs per row in seq order only until the outer LIMIT is reached.
-    Table<?> inOrder =
-        select(rSeq, rAggregate, members.field(first), members.field(windowRows))
-            .from(members)
-            .where(members.field(position).le(maxRun))
-            .and(members.field(allReady).eq(DSL.inline(1)))
-            .orderBy(rSeq)
-            .limit(scanWindow(limit))
-            .asTable("c");
-    Field<Long> cSeq = inOrder.field(rSeq);
-    Field<String> cAggregate = inOrder.field(rAggregate);
-    var older = OUTBOX_MESSAGE.as("older");
-    // The oldest pending message of the aggregate. A correlated scalar subquery, not "NOT EXISTS
-    // an older pending one": PostgreSQL turns that into an anti join, and when its statistics say
-    // the pending index is empty (a fresh migration, a burst after a quiet spell) it scans the
-    // whole index for every candidate instead of probing it.
-    Field<Long> head =
-        DSL.field(
-            select(older.SEQ)
-                .from(older)
-                .where(older.AGGREGATE.eq(cAggregate))
-                .and(pending(older))
-                .orderBy(older.SEQ)
-                .limit(1));
-    return select(cSeq, cAggregate, inOrder.field(windowRows))
-        .from(inOrder)
-        .where(inOrder.field(first).eq(head))
-        .orderBy(cSeq)
-        .limit(limit);
   }
 
   /**
@@ -152,16 +76,49 @@ final class ClaimQueries {
         .limit(limit);
   }
 
-  /** How the recursive head scan finds one aggregate's oldest pending seq. */
+  /** How a claim finds one aggregate's oldest pending seq (the head scan, the window's runs). */
   enum HeadProbe {
     /**
-     * The first pending entry at or after the aggregate in (aggregate, seq) order. PostgreSQL plans
-     * {@code min(seq) where aggregate = ?} with a correlated parameter as a walk of the
-     * pending-by-seq index filtered on the aggregate, reading every older row of other aggregates.
+     * The first pending entry at or after the aggregate in (aggregate, seq) order, which only the
+     * (aggregate, seq) pending index gives. PostgreSQL plans {@code min(seq) where aggregate = ?}
+     * and {@code ... where aggregate = ? order by seq limit 1} with a correlated parameter as a
+     * walk of an index in seq order filtered on the aggregate, reading every older row of other
+     * aggregates (27,000 rows a probe on 10 busy aggregates: PostgresHotClaimPlanTest).
      */
     FIRST_IN_INDEX_ORDER,
     /** {@code min(seq) where aggregate = ?}: one index seek on SQLite. */
-    MIN_OF_AGGREGATE
+    MIN_OF_AGGREGATE,
+    /** {@code ... where aggregate = ? order by seq limit 1}: one index seek on MariaDB, SQLite. */
+    FIRST_OF_AGGREGATE
+  }
+
+  /**
+   * The oldest pending seq of the aggregate {@code aggregate} (a field of the enclosing query), as
+   * a scalar subquery over the alias {@code alias} of the outbox table. The aggregate must have a
+   * pending row: {@link HeadProbe#FIRST_IN_INDEX_ORDER} would return the next aggregate's head.
+   */
+  static Field<Long> oldestPendingOf(Field<String> aggregate, HeadProbe probe, String alias) {
+    var h = OUTBOX_MESSAGE.as(alias);
+    return switch (probe) {
+      case FIRST_IN_INDEX_ORDER ->
+          DSL.field(
+              select(h.SEQ)
+                  .from(h)
+                  .where(h.AGGREGATE.ge(aggregate))
+                  .and(pending(h))
+                  .orderBy(h.AGGREGATE, h.SEQ)
+                  .limit(1));
+      case MIN_OF_AGGREGATE ->
+          DSL.field(select(min(h.SEQ)).from(h).where(h.AGGREGATE.eq(aggregate)).and(pending(h)));
+      case FIRST_OF_AGGREGATE ->
+          DSL.field(
+              select(h.SEQ)
+                  .from(h)
+                  .where(h.AGGREGATE.eq(aggregate))
+                  .and(pending(h))
+                  .orderBy(h.SEQ)
+                  .limit(1));
+    };
   }
 
   /**
@@ -198,23 +155,8 @@ final class ClaimQueries {
                             .from(aggTable)
                             .where(aggAggregate.isNotNull())
                             .and(aggDepth.lt(DSL.inline(aggregates)))));
-    Field<Long> headSeq =
-        switch (probe) {
-          case FIRST_IN_INDEX_ORDER ->
-              DSL.field(
-                  select(head.SEQ)
-                      .from(head)
-                      .where(head.AGGREGATE.ge(aggAggregate))
-                      .and(pending(head))
-                      .orderBy(head.AGGREGATE, head.SEQ)
-                      .limit(1));
-          case MIN_OF_AGGREGATE ->
-              DSL.field(
-                  select(min(head.SEQ))
-                      .from(head)
-                      .where(head.AGGREGATE.eq(aggAggregate))
-                      .and(pending(head)));
-        };
+    // Every aggregate the recursion visits has a pending row, which FIRST_IN_INDEX_ORDER needs.
+    Field<Long> headSeq = oldestPendingOf(aggAggregate, probe, "h");
     return DSL.withRecursive(visited)
         .select(headSeq)
         .from(aggTable)
@@ -264,7 +206,7 @@ final class ClaimQueries {
    * of aggregate". An outcome-unknown row is pending but never ready, so it blocks its aggregate
    * like a row that is backing off; only reconciliation or an operator moves it on.
    */
-  private static Condition ready(OutboxMessageTable o, Set<String> topics, Instant now) {
+  static Condition ready(OutboxMessageTable o, Set<String> topics, Instant now) {
     return pending(o).and(readyIfPending(o, topics, now));
   }
 

@@ -56,7 +56,13 @@ final class MessageClaimer {
   }
 
   List<OutboxMessage> claim(
-      Set<String> topics, int limit, int maxRun, Duration lease, String claimToken, Instant now) {
+      Set<String> topics,
+      int limit,
+      int maxRun,
+      Duration lease,
+      String claimToken,
+      Instant now,
+      HeldClaims held) {
     if (maxRun < 1) {
       throw new IllegalArgumentException("maxRun must be at least 1, was " + maxRun);
     }
@@ -66,7 +72,13 @@ final class MessageClaimer {
     long from = floor.current(() -> dsl.fetchValue(ClaimQueries.oldestPendingOrNext(dialect)));
     Request request =
         new Request(
-            topics, limit, maxRun, from, new OutboxDialect.Lease(claimToken, now.plus(lease)), now);
+            topics,
+            limit,
+            maxRun,
+            from,
+            new OutboxDialect.Lease(claimToken, now.plus(lease)),
+            now,
+            held);
     List<Record> claimed =
         Deadlocks.retry(() -> dialect.claimTransaction(dsl, tx -> bothPasses(tx, request)));
     return toMessages(claimed, claimToken, now);
@@ -79,7 +91,8 @@ final class MessageClaimer {
       int maxRun,
       long floor,
       OutboxDialect.Lease lease,
-      Instant now) {}
+      Instant now,
+      HeldClaims held) {}
 
   private List<Record> bothPasses(DSLContext tx, Request c) {
     FirstPass first = leaseRuns(tx, c);
@@ -101,20 +114,22 @@ final class MessageClaimer {
   }
 
   /**
-   * What the first pass leased, and whether its window was full (read {@link
-   * ClaimQueries#scanWindow} pending rows, so that pending rows beyond it may have ready heads);
-   * true when it found no run, as it cannot tell then.
+   * What the first pass leased, and whether its window was full (read {@link WindowRuns#windowRows}
+   * pending rows, so that pending rows beyond it may have ready heads); true when it found no run,
+   * as it cannot tell then.
    */
   private record FirstPass(List<Record> claimed, boolean windowFull) {}
 
   /** The first pass: the runs of the window, leased, each cut before a row it could not lease. */
   private FirstPass leaseRuns(DSLContext tx, Request c) {
     List<Record3<Long, String, Integer>> runs =
-        tx.fetch(ClaimQueries.runs(dialect, c.topics(), c.limit(), c.maxRun(), c.floor(), c.now()));
+        tx.fetch(
+            WindowRuns.runs(
+                dialect, c.topics(), c.limit(), c.maxRun(), c.floor(), c.now(), c.held()));
     if (runs.isEmpty()) {
       return new FirstPass(new ArrayList<>(), true);
     }
-    boolean windowFull = runs.get(0).value3() >= ClaimQueries.scanWindow(c.limit());
+    boolean windowFull = runs.get(0).value3() >= WindowRuns.windowRows(c.limit(), c.held());
     List<Long> seqs = runs.stream().map(Record3::value1).toList();
     Map<Long, Record> leased = new HashMap<>();
     var ready = ClaimQueries.readyAmong(seqs, c.topics(), seqs.size(), c.now());

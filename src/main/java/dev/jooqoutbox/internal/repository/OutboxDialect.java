@@ -66,6 +66,11 @@ interface OutboxDialect {
    */
   Select<Record1<Long>> headSeqs(int aggregates);
 
+  /** How the claim's window probes an aggregate's oldest pending seq. */
+  default ClaimQueries.HeadProbe headProbe() {
+    return ClaimQueries.HeadProbe.FIRST_OF_AGGREGATE;
+  }
+
   /**
    * Where the claim reads pending rows in seq order from (its window, the floor's refresh, the
    * oldest-pending gauge): {@code t} itself where {@link #pendingSeqOrder} leaves the planner one

@@ -52,6 +52,11 @@ final class PostgresDialect implements OutboxDialect {
   }
 
   @Override
+  public ClaimQueries.HeadProbe headProbe() {
+    return ClaimQueries.HeadProbe.FIRST_IN_INDEX_ORDER;
+  }
+
+  @Override
   public List<OrderField<?>> pendingSeqOrder(OutboxMessageTable t) {
     // The pending index is (sent_at, dead_at, seq) (changeset 006): where both are null, the
     // pending rows in seq order, and only it gives this order. With ORDER BY seq the primary key

@@ -32,7 +32,7 @@ class MariaDbClaimPlanTest extends ClaimPlanContract {
   @Override
   void assertIndexBacked(long floor) {
     for (int maxRun : List.of(1, 5)) {
-      Result<Record> runs = explain(ClaimQueries.runs(dialect(), TOPICS, 100, maxRun, floor, NOW));
+      Result<Record> runs = explain(WindowRuns.runs(dialect(), TOPICS, 100, maxRun, floor, NOW));
       // The window: a range of the pending index from the floor, read in its order (no sort).
       assertThat(row(runs, "o"))
           .as("window row in:%n%s", runs)

@@ -7,6 +7,6 @@ package dev.jooqoutbox.internal.repository;
 class PostgresClaimPlanTest extends PostgresClaimPlans {
 
   PostgresClaimPlanTest() {
-    super(300_000, 400_000, 200_000);
+    super(300_000, 400_000, 200_000, 1000);
   }
 }

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 abstract class PostgresClaimPlans extends ClaimPlanContract {
 
-  PostgresClaimPlans(int sent, int pending, int drained) {
-    super(TestDatabase.Kind.POSTGRES, sent, pending, drained);
+  PostgresClaimPlans(int sent, int pending, int drained, int aggregates) {
+    super(TestDatabase.Kind.POSTGRES, sent, pending, drained, aggregates);
   }
 
   @Override
@@ -47,18 +47,21 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
   void theWindowFromTheFloorReadsAFewPagesWhereOneFromTheStartReadsEveryDrainedEntry() {
     long floor = DeepOutbox.floor(dsl);
     // A first read from the start marks the drained rows' entries dead, as a drain's claims do.
-    explainAnalyze(ClaimQueries.runs(dialect(), TOPICS, 100, 5, Long.MIN_VALUE, NOW));
+    explainAnalyze(WindowRuns.runs(dialect(), TOPICS, 100, 5, Long.MIN_VALUE, NOW));
     int fromTheStart = windowBuffers(Long.MIN_VALUE);
     int fromTheFloor = windowBuffers(floor);
 
     System.out.printf(
-        "PostgreSQL window of 400 after a drain of 200,000: %d buffers from the floor, %d from"
-            + " the start%n",
-        fromTheFloor, fromTheStart);
+        "PostgreSQL window of 400 after a drain of %,d: %d buffers from the floor, %d from the"
+            + " start%n",
+        drained, fromTheFloor, fromTheStart);
     // 400 entries and their rows: a few index pages and the heap pages of the rows. From the
-    // start, the scan steps over the 200,000 entries of the drained rows first.
+    // start, the scan steps over the entries of every drained row first (marked dead by the first
+    // read, but still on their pages).
     assertThat(fromTheFloor).as("buffers of the window from the floor").isLessThan(100);
-    assertThat(fromTheStart).as("buffers of the window from the start").isGreaterThan(400);
+    assertThat(fromTheStart)
+        .as("buffers of the window from the start")
+        .isGreaterThan(10 * fromTheFloor);
   }
 
   @Test
@@ -88,7 +91,7 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
   @Order(5)
   void genericPlansOfThePreparedStatementsAreIndexBackedToo() {
     long floor = DeepOutbox.floor(dsl);
-    assertRunsPlan(genericPlan(ClaimQueries.runs(dialect(), TOPICS, 100, 5, floor, NOW)));
+    assertRunsPlan(genericPlan(WindowRuns.runs(dialect(), TOPICS, 100, 5, floor, NOW)));
     assertThat(genericPlan(ClaimQueries.readyAmong(List.of(floor, floor + 1), TOPICS, 2, NOW)))
         .containsPattern("Index Cond: \\(seq = ANY \\(ARRAY\\[\\$\\d+, \\$\\d+\\]\\)\\)")
         .doesNotContain("Seq Scan");
@@ -116,8 +119,8 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
 
   @Override
   void assertIndexBacked(long floor) {
-    assertRunsPlan(dsl.explain(ClaimQueries.runs(dialect(), TOPICS, 100, 1, floor, NOW)).plan());
-    assertRunsPlan(dsl.explain(ClaimQueries.runs(dialect(), TOPICS, 100, 5, floor, NOW)).plan());
+    assertRunsPlan(dsl.explain(WindowRuns.runs(dialect(), TOPICS, 100, 1, floor, NOW)).plan());
+    assertRunsPlan(dsl.explain(WindowRuns.runs(dialect(), TOPICS, 100, 5, floor, NOW)).plan());
 
     // The lease: the rows the runs named, found by seq (in the primary key or the pending index,
     // both keyed by seq) and locked skipping locked ones.
@@ -135,7 +138,9 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
         .contains("LockRows")
         .contains("Index Cond: (seq = ANY (")
         .doesNotContain("Seq Scan")
-        .doesNotContain("Bitmap");
+        // A bitmap of the primary key's entries for those seqs is the same lookups (chosen on
+        // a table without statistics); one of another index would read more.
+        .doesNotContainPattern("Bitmap Index Scan on (?!pk_outbox_message)");
 
     // The heartbeat: the leases of the rows in flight, by seq, whatever the backlog.
     String extension =
@@ -186,7 +191,7 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
         // The head probe: one descent of the (aggregate, seq) index per candidate, run above the
         // sort by seq, so it stops when the limit is reached.
         .contains("ix_outbox_message_aggregate_pending on outbox_message older")
-        .contains("Index Cond: (aggregate = c.aggregate)")
+        .contains("Index Cond: (aggregate >= c.aggregate)")
         .containsPattern("Subquery Scan on c[^\\n]*\\n[|\\s]*Filter: \\(c\\.first_seq = \\(SubPlan")
         .doesNotContain("Seq Scan")
         .doesNotContain("Bitmap")
@@ -195,7 +200,7 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
 
   /** The buffers the window's index scan touched when run from {@code floor}. */
   private int windowBuffers(long floor) {
-    String plan = explainAnalyze(ClaimQueries.runs(dialect(), TOPICS, 100, 5, floor, NOW));
+    String plan = explainAnalyze(WindowRuns.runs(dialect(), TOPICS, 100, 5, floor, NOW));
     Matcher m =
         Pattern.compile(
                 "Index Scan using ix_outbox_message_pending on outbox_message o[^\\n]*\\n"

@@ -11,6 +11,6 @@ package dev.jooqoutbox.internal.repository;
 class PostgresFreshDrainClaimPlanTest extends PostgresClaimPlans {
 
   PostgresFreshDrainClaimPlanTest() {
-    super(0, 300_000, 150_000);
+    super(0, 300_000, 150_000, 1000);
   }
 }

@@ -25,7 +25,7 @@ class SqliteClaimPlanTest extends ClaimPlanContract {
   @Override
   void assertIndexBacked(long floor) {
     for (int maxRun : List.of(1, 5)) {
-      String runs = plan(ClaimQueries.runs(dialect(), TOPICS, 100, maxRun, floor, NOW));
+      String runs = plan(WindowRuns.runs(dialect(), TOPICS, 100, maxRun, floor, NOW));
       assertThat(runs)
           .as("runs plan:%n%s", runs)
           // The window: the pending index from the floor, in its order.
