@@ -57,9 +57,10 @@ final class Completer {
   @FunctionalInterface
   interface SettleListener {
     /**
-     * @param aggregateFreed whether the write left some aggregate with nothing in flight
+     * @param claimable whether the write let a claim take a run of some aggregate again ({@link
+     *     InFlight#settled})
      */
-    void settled(boolean aggregateFreed);
+    void settled(boolean claimable);
   }
 
   void submit(Outcome outcome) {

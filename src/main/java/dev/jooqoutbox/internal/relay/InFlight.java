@@ -12,8 +12,9 @@ import java.util.concurrent.Semaphore;
  * The claimed messages a relay has not settled yet, by claim token, and the window that bounds
  * them: the producer claims only what fits, the completer frees room as it writes outcomes. The
  * heartbeat extends the lease of every token listed here. It also counts the messages in flight per
- * aggregate, so the completer can tell when a settle frees an aggregate: only then can a claim find
- * a message of it again.
+ * aggregate, so the completer can tell when a settle lets a claim find a message of an aggregate
+ * again: when nothing of it is left in flight, or at most one run (a claim takes the next run
+ * behind it).
  */
 final class InFlight {
 
@@ -32,11 +33,13 @@ final class InFlight {
 
   private final Semaphore window;
   private final int capacity;
+  private final int maxRun;
   private final Map<String, Claim> claims = new ConcurrentHashMap<>();
   private final Map<String, Integer> perAggregate = new ConcurrentHashMap<>();
 
-  InFlight(int capacity) {
+  InFlight(int capacity, int maxRun) {
     this.capacity = capacity;
+    this.maxRun = maxRun;
     this.window = new Semaphore(capacity);
   }
 
@@ -68,7 +71,8 @@ final class InFlight {
 
   /**
    * Records that {@code seqs} of {@code token} are settled; frees their room in the window. Returns
-   * whether that left some aggregate with nothing in flight.
+   * whether that left some aggregate with nothing in flight, or with at most {@code maxRun}
+   * messages after more: a claim can take a run of it again.
    */
   boolean settled(String token, List<Long> seqs) {
     Claim claim = claims.get(token);
@@ -76,20 +80,20 @@ final class InFlight {
       return false;
     }
     int freed = 0;
-    boolean aggregateFreed = false;
+    boolean claimable = false;
     for (Long seq : seqs) {
       String aggregate = claim.unsettled.remove(seq);
       if (aggregate != null) {
         freed++;
-        aggregateFreed |=
-            perAggregate.computeIfPresent(aggregate, (a, n) -> n > 1 ? n - 1 : null) == null;
+        Integer left = perAggregate.computeIfPresent(aggregate, (a, n) -> n > 1 ? n - 1 : null);
+        claimable |= left == null || left == maxRun;
       }
     }
     if (claim.unsettled.isEmpty()) {
       claims.remove(token, claim);
     }
     window.release(freed);
-    return aggregateFreed;
+    return claimable;
   }
 
   /** Waits until nothing is in flight or {@code deadlineNanos} (of {@link System#nanoTime}). */

@@ -53,10 +53,10 @@ public final class RelayEngine {
   /**
    * Set when the producer's last claim took less than it asked for and had no run of the greatest
    * length (which may have more of its aggregate behind it): nothing more was ready then, so until
-   * an aggregate of the window is freed, a commit wakes it or the poll ends, claiming again would
-   * find nothing new. A settle that leaves every aggregate of the window in flight (part of a run
-   * written) then does not wake the producer: on a few busy aggregates those wake-ups made claims
-   * that came back empty.
+   * an aggregate of the window is freed or left with at most one run in flight (its next run can be
+   * claimed), a commit wakes it or the poll ends, claiming again would find nothing new. Other
+   * settles then do not wake the producer: on a few busy aggregates those wake-ups made claims that
+   * came back empty.
    */
   private volatile boolean waitingForAnAggregate;
 
@@ -65,7 +65,7 @@ public final class RelayEngine {
     JooqOutboxRepository repository = new JooqOutboxRepository(config.dsl(), config.mapper());
     this.metrics =
         config.meterRegistry() == null ? RelayMetrics.NONE : micrometer(config.meterRegistry());
-    this.inFlight = new InFlight(config.maxInFlight());
+    this.inFlight = new InFlight(config.maxInFlight(), config.maxRun());
     metrics.inFlight(inFlight::size);
     this.completer = new Completer(config, repository, metrics, inFlight, this::settled);
     this.producer = new Producer(config, repository, inFlight, metrics);
@@ -266,8 +266,8 @@ public final class RelayEngine {
   }
 
   /** The completer wrote outcomes: wake the producer when that can give its next claim work. */
-  private void settled(boolean aggregateFreed) {
-    if (aggregateFreed || !waitingForAnAggregate) {
+  private void settled(boolean claimable) {
+    if (claimable || !waitingForAnAggregate) {
       wakeup.signal();
     }
   }
