@@ -19,21 +19,8 @@ public record DeadLetter(
 
   @Override
   public String toString() {
-    return WithoutPayload.toString(
-        "DeadLetter",
-        "id",
-        id,
-        "seq",
-        seq,
-        "topic",
-        topic,
-        "aggregate",
-        aggregate,
-        "attempts",
-        attempts,
-        "deadAt",
-        deadAt,
-        "lastError",
-        lastError);
+    return String.format(
+        "DeadLetter[id=%s, seq=%s, topic=%s, aggregate=%s, attempts=%s, deadAt=%s, lastError=%s]",
+        id, seq, topic, aggregate, attempts, deadAt, lastError);
   }
 }

@@ -38,27 +38,18 @@ public record MessageState(
 
   @Override
   public String toString() {
-    return WithoutPayload.toString(
-        "MessageState",
-        "status",
+    return String.format(
+        "MessageState[status=%s, id=%s, attempts=%s, availableAt=%s, leasedUntil=%s, seq=%s,"
+            + " topic=%s, aggregate=%s, lastError=%s, remoteRef=%s]",
         status,
-        "id",
         id,
-        "attempts",
         attempts,
-        "availableAt",
         availableAt,
-        "leasedUntil",
         leasedUntil,
-        "seq",
         seq,
-        "topic",
         topic,
-        "aggregate",
         aggregate,
-        "lastError",
         lastError,
-        "remoteRef",
         remoteRef);
   }
 }

@@ -105,19 +105,8 @@ public final class OutboxMessage {
 
   @Override
   public String toString() {
-    return WithoutPayload.toString(
-        "OutboxMessage",
-        "id",
-        id,
-        "seq",
-        seq,
-        "aggregate",
-        aggregate,
-        "topic",
-        topic,
-        "attempt",
-        attempt,
-        "createdAt",
-        createdAt);
+    return String.format(
+        "OutboxMessage[id=%s, seq=%s, aggregate=%s, topic=%s, attempt=%s, createdAt=%s]",
+        id, seq, aggregate, topic, attempt, createdAt);
   }
 }

@@ -1,7 +1,6 @@
 package dev.jooqoutbox.spring;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.relay.AsyncOutboxHandler;
 import dev.jooqoutbox.relay.OutboxHandler;
 import java.lang.reflect.Method;
@@ -9,8 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
-import org.jooq.DSLContext;
 import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -18,39 +15,18 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Finds the relay's handlers among the application's beans: methods annotated with {@link
  * OutboxListener}, and {@link OutboxHandler} or {@link AsyncOutboxHandler} beans whose class or
  * {@code @Bean} method is annotated. Every problem is an {@link IllegalStateException} naming the
  * method or bean, thrown while the context starts.
+ *
+ * @param mapper reads the payloads of listener methods that take a payload type
+ * @param inbox what listeners that name an inbox run in
  */
-final class ListenerScanner {
-
-  private final ConfigurableListableBeanFactory beans;
-  private final ObjectMapper mapper;
-  private final Inbox inbox;
-  private final DSLContext dsl;
-  private final Supplier<PlatformTransactionManager> transactionManager;
-
-  /**
-   * @param dsl the application's context joining Spring transactions, for inbox records
-   * @param transactionManager the application's unique transaction manager, or null
-   */
-  ListenerScanner(
-      ConfigurableListableBeanFactory beans,
-      ObjectMapper mapper,
-      Inbox inbox,
-      DSLContext dsl,
-      Supplier<PlatformTransactionManager> transactionManager) {
-    this.beans = beans;
-    this.mapper = mapper;
-    this.inbox = inbox;
-    this.dsl = dsl;
-    this.transactionManager = transactionManager;
-  }
+record ListenerScanner(
+    ConfigurableListableBeanFactory beans, ObjectMapper mapper, ListenerInbox inbox) {
 
   /** Every handler, at most one per topic. */
   List<HandlerRegistration> scan() {
@@ -101,7 +77,7 @@ final class ListenerScanner {
     Object bean = beans.getBean(name);
     if (bean instanceof OutboxHandler handler) {
       return new HandlerRegistration(
-          listener.value(), withInbox(handler, listener, source), source);
+          listener.value(), inbox.around(handler, listener, source), source);
     }
     if (bean instanceof AsyncOutboxHandler async) {
       if (!listener.inbox().isEmpty()) {
@@ -135,23 +111,7 @@ final class ListenerScanner {
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(source + ": " + e.getMessage(), e);
     }
-    return new HandlerRegistration(listener.value(), withInbox(handler, listener, source), source);
-  }
-
-  private OutboxHandler withInbox(OutboxHandler handler, OutboxListener listener, String source) {
-    if (listener.inbox().isEmpty()) {
-      return handler;
-    }
-    PlatformTransactionManager transactions = transactionManager.get();
-    if (transactions == null) {
-      throw new IllegalStateException(
-          source
-              + ": inbox = \""
-              + listener.inbox()
-              + "\" runs the handler in a Spring transaction, but the application has no single"
-              + " PlatformTransactionManager bean");
-    }
-    return new InboxHandler(
-        handler, listener.inbox(), inbox, dsl, new TransactionTemplate(transactions));
+    return new HandlerRegistration(
+        listener.value(), inbox.around(handler, listener, source), source);
   }
 }

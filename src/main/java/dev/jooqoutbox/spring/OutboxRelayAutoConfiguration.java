@@ -2,6 +2,7 @@ package dev.jooqoutbox.spring;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -61,16 +62,25 @@ public class OutboxRelayAutoConfiguration {
         new ListenerScanner(
             beans,
             mapper,
-            inbox,
-            SpringDsl.joiningTransactions(dsl),
-            () -> transactionManagers.getIfUnique(() -> null));
+            new ListenerInbox(
+                inbox,
+                SpringDsl.joiningTransactions(dsl),
+                () -> transactionManagers.getIfUnique(() -> null)));
+    // The relay claims and settles outside the application's transactions; the mapper reads
+    // payloads for OutboxMessage.payloadAs. Built, like the handlers found, once every singleton
+    // exists: the properties first, then the handlers, then every customizer.
+    DSLContext own = SpringDsl.ownTransactions(dsl);
+    OutboxName name = properties.outboxName();
     return new OutboxRelayLifecycle(
-        scanner::scan,
-        SpringDsl.ownTransactions(dsl),
-        properties.getRelay(),
-        properties.outboxName(),
-        mapper,
-        customizers);
+        () -> {
+          OutboxRelayBuilder relay =
+              RelaySettings.apply(properties.getRelay(), OutboxRelay.builder(own))
+                  .name(name)
+                  .objectMapper(mapper);
+          scanner.scan().forEach(h -> h.registerWith(relay));
+          customizers.orderedStream().forEach(c -> c.customize(relay));
+          return relay;
+        });
   }
 
   /** Micrometer is optional: only this class names it. */

@@ -1,16 +1,11 @@
 package dev.jooqoutbox.spring;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.relay.OutboxRelayBuilder;
-import java.util.List;
 import java.util.function.Supplier;
-import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.SmartLifecycle;
 
@@ -35,34 +30,18 @@ final class OutboxRelayLifecycle
 
   private static final Logger log = LoggerFactory.getLogger(OutboxRelayLifecycle.class);
 
-  private final Supplier<List<HandlerRegistration>> handlers;
-  private final DSLContext dsl;
-  private final OutboxRelayProperties properties;
-  private final OutboxName name;
-  private final ObjectMapper mapper;
-  private final ObjectProvider<OutboxRelayCustomizer> customizers;
+  private final Supplier<OutboxRelayBuilder> builders;
   private boolean prepared;
   private OutboxRelayBuilder builder;
   private volatile OutboxRelay relay;
   private volatile boolean running;
 
   /**
-   * @param dsl where the relay claims and settles, outside the application's transactions
-   * @param mapper reads payloads for {@code OutboxMessage.payloadAs}
+   * @param builders the relay's builder with its settings, handlers and customizers applied, asked
+   *     once, when every singleton exists
    */
-  OutboxRelayLifecycle(
-      Supplier<List<HandlerRegistration>> handlers,
-      DSLContext dsl,
-      OutboxRelayProperties properties,
-      OutboxName name,
-      ObjectMapper mapper,
-      ObjectProvider<OutboxRelayCustomizer> customizers) {
-    this.name = name;
-    this.handlers = handlers;
-    this.dsl = dsl;
-    this.properties = properties;
-    this.mapper = mapper;
-    this.customizers = customizers;
+  OutboxRelayLifecycle(Supplier<OutboxRelayBuilder> builders) {
+    this.builders = builders;
   }
 
   @Override
@@ -76,10 +55,7 @@ final class OutboxRelayLifecycle
       return builder;
     }
     prepared = true;
-    OutboxRelayBuilder b =
-        RelaySettings.apply(properties, OutboxRelay.builder(dsl)).name(name).objectMapper(mapper);
-    handlers.get().forEach(h -> h.registerWith(b));
-    customizers.orderedStream().forEach(c -> c.customize(b));
+    OutboxRelayBuilder b = builders.get();
     try {
       relay = b.build();
     } catch (IllegalArgumentException e) {

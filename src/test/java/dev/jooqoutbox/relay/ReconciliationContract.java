@@ -9,7 +9,6 @@ import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.ResolutionConflictException;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,7 +91,6 @@ abstract class ReconciliationContract extends RelayContractSupport {
     String charge = write("card-1", "payments", Map.of("n", 1));
     String after = write("card-1", "payments", Map.of("n", 2));
     List<String> delivered = new CopyOnWriteArrayList<>();
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     AtomicInteger asked = new AtomicInteger();
     OutboxRelay relay =
         closeLater(
@@ -315,7 +313,6 @@ abstract class ReconciliationContract extends RelayContractSupport {
   void theUnknownGaugeCountsOutcomeUnknownMessages() {
     write("card-1", "payments", Map.of("n", 1));
     String unknown = write("card-2", "payments", Map.of("n", 2));
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
             payments(new ArrayList<>(List.of(unknown)), new CopyOnWriteArrayList<>())

@@ -8,6 +8,7 @@ import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.MutableClock;
 import dev.jooqoutbox.testing.TestDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +34,9 @@ abstract class RelayContractSupport extends DatabaseFixture {
   /** The test database without jOOQ's per-statement DEBUG logging (tens of thousands here). */
   DSLContext dsl;
 
+  /** The meters of {@link #meteredRelay()}'s relays: a fresh registry for each test. */
+  SimpleMeterRegistry registry;
+
   RelayContractSupport(TestDatabase.Kind kind) {
     super(kind);
   }
@@ -46,6 +50,7 @@ abstract class RelayContractSupport extends DatabaseFixture {
   void setUp() {
     outbox = Outbox.builder(dsl).clock(clock).build();
     repository = new JooqOutboxRepository(dsl);
+    registry = new SimpleMeterRegistry();
   }
 
   @AfterEach
@@ -54,12 +59,6 @@ abstract class RelayContractSupport extends DatabaseFixture {
     relays.clear();
   }
 
-  /**
-   * A relay builder on the test database and the mutable clock, polling every 20 ms, without LISTEN
-   * (so writes of other tests on the same PostgreSQL server cannot wake it), with one handler
-   * thread and runs of one message: handlers then run one at a time in claim (seq) order, which the
-   * assertions of these contracts spell out. Tests of lanes and concurrency set both.
-   */
   /** A relay of {@link #relay()} with one handler, closed after the test. */
   OutboxRelay relayOf(String topic, OutboxHandler handler) {
     return closeLater(relay().handler(topic, handler).build());
@@ -75,8 +74,19 @@ abstract class RelayContractSupport extends DatabaseFixture {
             .build());
   }
 
+  /**
+   * A relay builder on the test database and the mutable clock, polling every 20 ms, without LISTEN
+   * (so writes of other tests on the same PostgreSQL server cannot wake it), with one handler
+   * thread and runs of one message: handlers then run one at a time in claim (seq) order, which the
+   * assertions of these contracts spell out. Tests of lanes and concurrency set both.
+   */
   OutboxRelayBuilder relay() {
     return relay(clock);
+  }
+
+  /** {@link #relay()} publishing its meters to {@link #registry}. */
+  OutboxRelayBuilder meteredRelay() {
+    return relay().meterRegistry(registry);
   }
 
   OutboxRelayBuilder relay(Clock relayClock) {

@@ -178,7 +178,6 @@ abstract class RelayEngineContract extends RelayContractSupport {
     for (int i = 0; i < 600; i++) {
       write("agg-" + (i % 20), "orders", Map.of("n", i));
     }
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
             relay(Clock.systemUTC())
@@ -287,12 +286,10 @@ abstract class RelayEngineContract extends RelayContractSupport {
   @Test
   void anAsynchronousStageThatNeverCompletesFailsAfterTheMaximumHandlingTime() {
     String id = write("a", "orders", Map.of("n", 1));
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     AtomicInteger calls = new AtomicInteger();
     OutboxRelay relay =
         closeLater(
-            relay()
-                .meterRegistry(registry)
+            meteredRelay()
                 .maxHandlingTime(Duration.ofMillis(300))
                 .asyncHandler(
                     "orders",

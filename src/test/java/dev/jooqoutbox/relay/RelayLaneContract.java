@@ -6,7 +6,6 @@ import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,13 +34,11 @@ abstract class RelayLaneContract extends RelayContractSupport {
       write("a", "orders", Map.of("n", n));
     }
     List<Integer> seen = new CopyOnWriteArrayList<>();
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
+            meteredRelay()
                 .maxRun(5)
                 .handlerConcurrency(4)
-                .meterRegistry(registry)
                 .handler("orders", m -> seen.add(m.payload().get("n").asInt()))
                 .build());
 
@@ -147,13 +144,11 @@ abstract class RelayLaneContract extends RelayContractSupport {
     int perAggregate = 30;
     writeHot(aggregates, perAggregate);
     Map<String, List<Integer>> order = new ConcurrentHashMap<>();
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
+            meteredRelay()
                 .maxRun(10)
                 .handlerConcurrency(4)
-                .meterRegistry(registry)
                 .handler(
                     "orders",
                     (OutboxMessage m) ->
@@ -182,14 +177,12 @@ abstract class RelayLaneContract extends RelayContractSupport {
     writeHot(aggregates, perAggregate);
     Map<String, List<Integer>> order = new ConcurrentHashMap<>();
     CountDownLatch handled = new CountDownLatch(aggregates * perAggregate);
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
+            meteredRelay()
                 .maxRun(10)
                 .handlerConcurrency(4)
                 .pollInterval(Duration.ofSeconds(30)) // only settles and commits wake the producer
-                .meterRegistry(registry)
                 .handler(
                     "orders",
                     (OutboxMessage m) -> {

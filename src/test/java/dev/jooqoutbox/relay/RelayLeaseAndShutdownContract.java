@@ -106,12 +106,10 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
   void successAfterTheLeaseRanOutOnTheClockIsCountedAndMarkedWhileNoOtherRelayTookIt() {
     String id = write("order-1", "orders", Map.of("n", 1));
     List<Integer> attempts = new CopyOnWriteArrayList<>();
-    SimpleMeterRegistry metrics = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
+            meteredRelay()
                 .lease(Duration.ofSeconds(30))
-                .meterRegistry(metrics)
                 .handler(
                     "orders",
                     m -> {
@@ -126,8 +124,8 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
     // so marking it avoids a second delivery. It is counted, not silently marked.
     assertThat(row(id).getSentAt()).isNotNull();
     assertThat(attempts).containsExactly(1);
-    assertThat(metrics.find("outbox.relay.late").counter().count()).isOne();
-    assertThat(counter(metrics, "sent", "orders")).isOne();
+    assertThat(registry.find("outbox.relay.late").counter().count()).isOne();
+    assertThat(counter(registry, "sent", "orders")).isOne();
   }
 
   private static void sleep(Duration duration) {

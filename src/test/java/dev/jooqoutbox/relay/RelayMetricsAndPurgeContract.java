@@ -45,11 +45,9 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
               .delay(Duration.ofDays(1))
               .write(tx.dsl());
         });
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
-                .meterRegistry(registry)
+            meteredRelay()
                 .maxAttempts(2)
                 .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
                 .handler("m.ok", m -> {})
@@ -95,9 +93,7 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
   @Test
   void metersAreRemovedOnCloseSoTheNextRelayOnTheRegistryReportsItsOwn() {
     write("a", "m.ok", Map.of("n", 1));
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    OutboxRelay first =
-        closeLater(relay().meterRegistry(registry).handler("m.ok", m -> {}).build());
+    OutboxRelay first = closeLater(meteredRelay().handler("m.ok", m -> {}).build());
     assertThat(first.drainOnce(10)).isOne();
     assertThat(counter(registry, "sent", "m.ok")).isOne();
     assertThat(registry.getMeters()).isNotEmpty();
@@ -107,8 +103,7 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
 
     write("b", "m.ok", Map.of("n", 2));
     write("c", "m.ok", Map.of("n", 3));
-    OutboxRelay second =
-        closeLater(relay().meterRegistry(registry).handler("m.ok", m -> {}).build());
+    OutboxRelay second = closeLater(meteredRelay().handler("m.ok", m -> {}).build());
     assertThat(second.drainOnce(10)).isEqualTo(2);
     // Its own count, not added to the closed relay's: that counter was removed, not reused.
     assertThat(counter(registry, "sent", "m.ok")).isEqualTo(2);
@@ -120,11 +115,9 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
     for (int i = 0; i < 3; i++) {
       write("agg-" + i, "m.ok", Map.of("n", i));
     }
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
-                .meterRegistry(registry)
+            meteredRelay()
                 .handlerConcurrency(1)
                 .handler("m.ok", m -> Thread.sleep(HANDLER_WORK.toMillis())) // stands for real work
                 .build());
@@ -180,11 +173,9 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
   @Test
   void purgeWaitsForItsInterval() {
     String sent = write("a", "orders", Map.of("n", 1));
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
-                .meterRegistry(registry)
+            meteredRelay()
                 .retention(Duration.ofMinutes(1))
                 .purgeInterval(Duration.ofHours(1))
                 .handler("orders", m -> {})

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.testing.TestDatabase;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +33,11 @@ abstract class RelayNextRunContract extends RelayContractSupport {
     List<String> ids = writeAll();
     List<Integer> seen = new CopyOnWriteArrayList<>();
     AtomicBoolean secondRunClaimedWhileTheFirstRan = new AtomicBoolean();
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
+            meteredRelay()
                 .maxRun(MAX_RUN)
                 .handlerConcurrency(4)
-                .meterRegistry(registry)
                 .handler(
                     "orders",
                     m -> {

@@ -9,7 +9,6 @@ import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.UnknownOutcome;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.TestDatabase;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -105,12 +104,10 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
   void aPermanentFailureDeadLettersAtOnceWithItsReasonAndUnblocksTheAggregate() {
     String refused = write("card-1", "payments", Map.of("n", 1));
     String next = write("card-1", "payments", Map.of("n", 2));
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
+            meteredRelay()
                 .maxAttempts(10)
-                .meterRegistry(registry)
                 .handler(
                     "payments",
                     m -> {
@@ -138,12 +135,10 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
   void aRescheduleWaitsForItsTimeAndIsNotCountedAsAFailure() {
     String id = write("acct-1", "rates", Map.of("n", 1));
     List<Integer> attempts = new CopyOnWriteArrayList<>();
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRelay relay =
         closeLater(
-            relay()
+            meteredRelay()
                 .maxAttempts(1) // three reschedules would use up 3 attempts if they counted
-                .meterRegistry(registry)
                 .handler(
                     "rates",
                     m -> {

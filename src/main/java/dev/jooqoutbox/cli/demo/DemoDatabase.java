@@ -3,7 +3,6 @@ package dev.jooqoutbox.cli.demo;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.jooqoutbox.internal.cli.JdbcUrls;
-import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
@@ -13,26 +12,17 @@ import org.jooq.impl.DSL;
  * The demo's database: a Hikari pool big enough for the writers, the relays and their handlers,
  * opened from a JDBC URL. The operator commands' {@code CliDatabase} keeps a two-connection pool
  * and is package-private to {@code dev.jooqoutbox.cli}, hence this small sibling.
+ *
+ * @param displayUrl the URL as given, password masked
+ * @param dsl on {@code dataSource}
  */
-final class DemoDatabase implements AutoCloseable {
+record DemoDatabase(String displayUrl, HikariDataSource dataSource, DSLContext dsl)
+    implements AutoCloseable {
 
   /** The embedded default, relative to the working directory. */
   static final String DEFAULT_URL = "jdbc:sqlite:outbox-demo.db";
 
   private static final String SQLITE = "jdbc:sqlite:";
-
-  private final String displayUrl;
-  private final SQLDialect dialect;
-  private final HikariDataSource dataSource;
-  private final DSLContext dsl;
-
-  private DemoDatabase(String displayUrl, SQLDialect dialect, HikariDataSource dataSource) {
-    this.displayUrl = displayUrl;
-    this.dialect = dialect;
-    this.dataSource = dataSource;
-    // Per-statement debug logging would cost more than the demo's statements themselves.
-    this.dsl = DSL.using(dataSource, dialect, new Settings().withExecuteLogging(false));
-  }
 
   /**
    * Opens {@code url} with a pool of {@code poolSize} connections; a SQLite file that does not
@@ -58,27 +48,13 @@ final class DemoDatabase implements AutoCloseable {
     config.setMaximumPoolSize(poolSize);
     config.setConnectionTimeout(30_000);
     try {
-      return new DemoDatabase(display, dialect, new HikariDataSource(config));
+      HikariDataSource pool = new HikariDataSource(config);
+      // Per-statement debug logging would cost more than the demo's statements themselves.
+      Settings quiet = new Settings().withExecuteLogging(false);
+      return new DemoDatabase(display, pool, DSL.using(pool, dialect, quiet));
     } catch (RuntimeException e) {
       throw new DemoException("cannot connect to " + display + ": " + JdbcUrls.reason(e), e);
     }
-  }
-
-  /** The URL as given, password masked. */
-  String displayUrl() {
-    return displayUrl;
-  }
-
-  SQLDialect dialect() {
-    return dialect;
-  }
-
-  DataSource dataSource() {
-    return dataSource;
-  }
-
-  DSLContext dsl() {
-    return dsl;
   }
 
   @Override

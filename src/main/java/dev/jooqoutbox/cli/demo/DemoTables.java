@@ -6,6 +6,7 @@ import static org.jooq.impl.DSL.primaryKey;
 import static org.jooq.impl.DSL.table;
 
 import org.jooq.DSLContext;
+import org.jooq.DataType;
 import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Table;
@@ -25,36 +26,33 @@ final class DemoTables {
   private static final String LEDGER_NAME = "outbox_demo_ledger_entry";
 
   static final Table<Record> ORDERS = table(name(ORDERS_NAME));
-  static final Field<Long> ORDER_ID = field(name(ORDERS_NAME, "order_id"), SQLDataType.BIGINT);
-  static final Field<String> ORDER_CUSTOMER =
-      field(name(ORDERS_NAME, "customer_id"), SQLDataType.VARCHAR(64));
-  static final Field<Integer> ORDER_CUSTOMER_SEQ =
-      field(name(ORDERS_NAME, "customer_seq"), SQLDataType.INTEGER);
-  static final Field<Long> ORDER_AMOUNT =
-      field(name(ORDERS_NAME, "amount_cents"), SQLDataType.BIGINT);
-  static final Field<Long> ORDER_PLACED_AT =
-      field(name(ORDERS_NAME, "placed_at"), SQLDataType.BIGINT);
+  static final Field<Long> ORDER_ID = order("order_id", SQLDataType.BIGINT);
+  static final Field<String> ORDER_CUSTOMER = order("customer_id", SQLDataType.VARCHAR(64));
+  static final Field<Integer> ORDER_CUSTOMER_SEQ = order("customer_seq", SQLDataType.INTEGER);
+  static final Field<Long> ORDER_AMOUNT = order("amount_cents", SQLDataType.BIGINT);
+  static final Field<Long> ORDER_PLACED_AT = order("placed_at", SQLDataType.BIGINT);
 
   static final Table<Record> LEDGER = table(name(LEDGER_NAME));
 
   /** Assigned by the database at insert: the order in which the ledger booked its entries. */
-  static final Field<Long> LEDGER_BOOKED_SEQ =
-      field(name(LEDGER_NAME, "booked_seq"), SQLDataType.BIGINT);
+  static final Field<Long> LEDGER_BOOKED_SEQ = ledger("booked_seq", SQLDataType.BIGINT);
 
-  static final Field<Long> LEDGER_ORDER_ID =
-      field(name(LEDGER_NAME, "order_id"), SQLDataType.BIGINT);
-  static final Field<String> LEDGER_CUSTOMER =
-      field(name(LEDGER_NAME, "customer_id"), SQLDataType.VARCHAR(64));
-  static final Field<Integer> LEDGER_CUSTOMER_SEQ =
-      field(name(LEDGER_NAME, "customer_seq"), SQLDataType.INTEGER);
-  static final Field<Long> LEDGER_AMOUNT =
-      field(name(LEDGER_NAME, "amount_cents"), SQLDataType.BIGINT);
-  static final Field<String> LEDGER_MESSAGE_ID =
-      field(name(LEDGER_NAME, "message_id"), SQLDataType.VARCHAR(64));
-  static final Field<Long> LEDGER_BOOKED_AT =
-      field(name(LEDGER_NAME, "booked_at"), SQLDataType.BIGINT);
+  static final Field<Long> LEDGER_ORDER_ID = ledger("order_id", SQLDataType.BIGINT);
+  static final Field<String> LEDGER_CUSTOMER = ledger("customer_id", SQLDataType.VARCHAR(64));
+  static final Field<Integer> LEDGER_CUSTOMER_SEQ = ledger("customer_seq", SQLDataType.INTEGER);
+  static final Field<Long> LEDGER_AMOUNT = ledger("amount_cents", SQLDataType.BIGINT);
+  static final Field<String> LEDGER_MESSAGE_ID = ledger("message_id", SQLDataType.VARCHAR(64));
+  static final Field<Long> LEDGER_BOOKED_AT = ledger("booked_at", SQLDataType.BIGINT);
 
   private DemoTables() {}
+
+  private static <T> Field<T> order(String column, DataType<T> type) {
+    return field(name(ORDERS_NAME, column), type);
+  }
+
+  private static <T> Field<T> ledger(String column, DataType<T> type) {
+    return field(name(LEDGER_NAME, column), type);
+  }
 
   /** Drops and creates both tables, so every run starts from empty ones. */
   static void recreate(DSLContext dsl) {

@@ -14,17 +14,7 @@ import org.jooq.DSLContext;
  * The demo's "orders" service: it stores an order and writes its {@code order.placed} message in
  * one transaction, the pattern the outbox exists for. Either both commit or neither does.
  */
-final class OrdersService {
-
-  private final DSLContext dsl;
-  private final Outbox outbox;
-  private final DemoCounters counters;
-
-  OrdersService(DSLContext dsl, Outbox outbox, DemoCounters counters) {
-    this.dsl = dsl;
-    this.outbox = outbox;
-    this.counters = counters;
-  }
+record OrdersService(DSLContext dsl, Outbox outbox, DemoCounters counters) {
 
   /** Places {@code order}: the order row and its message, with the customer as the aggregate. */
   void place(OrderPlaced order) {

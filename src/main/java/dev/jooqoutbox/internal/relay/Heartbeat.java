@@ -14,20 +14,10 @@ import org.slf4j.Logger;
  * lease, guarded by the claim token: a slow but alive handler keeps its message, a dead relay's
  * leases still run out, and a lease another relay has taken over is never touched.
  */
-final class Heartbeat {
+record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight inFlight) {
 
   private static final Logger log = RelayLog.LOG;
   private static final int SEQS_PER_STATEMENT = 1000;
-
-  private final RelayConfig config;
-  private final JooqOutboxRepository repository;
-  private final InFlight inFlight;
-
-  Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight inFlight) {
-    this.config = config;
-    this.repository = repository;
-    this.inFlight = inFlight;
-  }
 
   void start(ScheduledExecutorService timer) {
     long period = config.lease().dividedBy(6).toNanos();

@@ -16,19 +16,9 @@ import org.slf4j.Logger;
  * its attempt given back), or any other failure: retry later with the backoff of its topic's retry
  * policy, or dead-letter after its last attempt.
  */
-final class MessageFailures {
+record MessageFailures(RelayConfig config, JooqOutboxRepository repository, RelayMetrics metrics) {
 
   private static final Logger log = RelayLog.LOG;
-
-  private final RelayConfig config;
-  private final JooqOutboxRepository repository;
-  private final RelayMetrics metrics;
-
-  MessageFailures(RelayConfig config, JooqOutboxRepository repository, RelayMetrics metrics) {
-    this.config = config;
-    this.repository = repository;
-    this.metrics = metrics;
-  }
 
   void fail(String token, OutboxMessage message, Throwable failure) {
     Instant now = config.clock().instant();

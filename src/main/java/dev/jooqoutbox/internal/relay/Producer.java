@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.repository.ClaimRequest;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import java.time.Duration;
 import java.time.Instant;
@@ -71,7 +72,8 @@ final class Producer {
     Duration lease = config.lease();
     long start = System.nanoTime();
     List<OutboxMessage> claimed =
-        repository.claim(topics, want, config.maxRun(), lease, token, now, inFlight.held());
+        repository.claim(
+            new ClaimRequest(topics, want, config.maxRun(), lease, token, now, inFlight.held()));
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     metrics.claimDuration(took);
     if (claimed.isEmpty()) {

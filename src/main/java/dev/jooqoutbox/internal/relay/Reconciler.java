@@ -2,7 +2,6 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.Resolution;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.OutcomeStore;
 import dev.jooqoutbox.internal.repository.UnknownClaim;
 import dev.jooqoutbox.relay.OutboxReconciler;
@@ -21,21 +20,11 @@ import org.slf4j.Logger;
  * most {@code reconcileMax} apart: a message that stays unknown costs fewer and fewer questions. A
  * reconciler that throws is treated as "still unknown", so it is asked again on the same schedule.
  */
-final class Reconciler {
+record Reconciler(RelayConfig config, OutcomeStore outcomes, RelayMetrics metrics) {
 
   private static final Logger log = RelayLog.LOG;
   private static final Duration MAX_TICK = Duration.ofSeconds(1);
   private static final int MAX_ROUNDS = 100;
-
-  private final RelayConfig config;
-  private final OutcomeStore outcomes;
-  private final RelayMetrics metrics;
-
-  Reconciler(RelayConfig config, JooqOutboxRepository repository, RelayMetrics metrics) {
-    this.config = config;
-    this.outcomes = repository.outcomes();
-    this.metrics = metrics;
-  }
 
   boolean hasWork() {
     return !config.reconcilers().isEmpty();

@@ -83,7 +83,7 @@ public final class RelayEngine {
     this.chains = new LaneChains(inFlight);
     this.heartbeat = new Heartbeat(config, repository, inFlight);
     this.housekeeping = new Housekeeping(config, repository, metrics);
-    this.reconciler = new Reconciler(config, repository, metrics);
+    this.reconciler = new Reconciler(config, repository.outcomes(), metrics);
     this.reconcileThread =
         reconciler.hasWork()
             ? Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-reconcile-"))

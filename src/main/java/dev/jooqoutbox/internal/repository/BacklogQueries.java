@@ -19,15 +19,7 @@ import org.jooq.Select;
 import org.jooq.impl.DSL;
 
 /** Counts of the outbox: full statistics for operators, cheap gauges for metrics. */
-final class BacklogQueries {
-
-  private final DSLContext dsl;
-  private final OutboxDialect dialect;
-
-  BacklogQueries(DSLContext dsl, OutboxDialect dialect) {
-    this.dsl = dsl;
-    this.dialect = dialect;
-  }
+record BacklogQueries(DSLContext dsl, OutboxDialect dialect) {
 
   /** Per topic, sorted by topic; reads every row once. Topics with no rows are absent. */
   Map<String, OutboxStats> statsByTopic(Instant now) {

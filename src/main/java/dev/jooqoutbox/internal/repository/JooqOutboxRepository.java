@@ -194,26 +194,19 @@ public final class JooqOutboxRepository {
    */
   public List<OutboxMessage> claim(
       Set<String> topics, int limit, int maxRun, Duration lease, String claimToken, Instant now) {
-    return claim(topics, limit, maxRun, lease, claimToken, now, HeldClaims.NONE);
+    return claim(new ClaimRequest(topics, limit, maxRun, lease, claimToken, now, HeldClaims.NONE));
   }
 
   /**
    * {@link #claim(Set, int, int, Duration, String, Instant)} for a claimer that holds the claims
-   * {@code held} in flight: a run may also start right behind the claimer's own leased rows of its
-   * aggregate (every older pending message of the aggregate held by one of those claims, their
-   * leases still running, at most {@code maxRun} of them), so that a busy aggregate's next run is
-   * claimed while its current one is in flight. The claimer must deliver such a run only after
-   * those rows succeeded, and give it back otherwise. Everything else is as there.
+   * {@link ClaimRequest#held} in flight: a run may also start right behind the claimer's own leased
+   * rows of its aggregate (every older pending message of the aggregate held by one of those
+   * claims, their leases still running, at most {@code maxRun} of them), so that a busy aggregate's
+   * next run is claimed while its current one is in flight. The claimer must deliver such a run
+   * only after those rows succeeded, and give it back otherwise. Everything else is as there.
    */
-  public List<OutboxMessage> claim(
-      Set<String> topics,
-      int limit,
-      int maxRun,
-      Duration lease,
-      String claimToken,
-      Instant now,
-      HeldClaims held) {
-    return claimer.claim(topics, limit, maxRun, lease, claimToken, now, held);
+  public List<OutboxMessage> claim(ClaimRequest request) {
+    return claimer.claim(request);
   }
 
   /**

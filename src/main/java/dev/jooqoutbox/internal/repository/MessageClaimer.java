@@ -4,14 +4,12 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import dev.jooqoutbox.OutboxException;
 import dev.jooqoutbox.OutboxMessage;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.jooq.Record;
@@ -55,47 +53,24 @@ final class MessageClaimer {
     this.floor = new ClaimFloor(nanoTime);
   }
 
-  List<OutboxMessage> claim(
-      Set<String> topics,
-      int limit,
-      int maxRun,
-      Duration lease,
-      String claimToken,
-      Instant now,
-      HeldClaims held) {
-    if (maxRun < 1) {
-      throw new IllegalArgumentException("maxRun must be at least 1, was " + maxRun);
-    }
-    if (topics.isEmpty() || limit <= 0) {
+  List<OutboxMessage> claim(ClaimRequest c) {
+    if (c.topics().isEmpty() || c.limit() <= 0) {
       return List.of();
     }
     long from = floor.current(() -> dsl.fetchValue(ClaimQueries.oldestPendingOrNext(dialect)));
-    Request request =
-        new Request(
-            topics,
-            limit,
-            maxRun,
-            from,
-            new OutboxDialect.Lease(claimToken, now.plus(lease)),
-            now,
-            held);
+    var lease = new OutboxDialect.Lease(c.claimToken(), c.now().plus(c.lease()));
     List<Record> claimed =
-        Deadlocks.retry(() -> dialect.claimTransaction(dsl, tx -> bothPasses(tx, request)));
-    return toMessages(claimed, claimToken, now);
+        Deadlocks.retry(() -> dialect.claimTransaction(dsl, tx -> bothPasses(tx, c, from, lease)));
+    return toMessages(claimed, c.claimToken(), c.now());
   }
 
-  /** One claim's arguments, with the floor it starts from and the lease it takes. */
-  private record Request(
-      Set<String> topics,
-      int limit,
-      int maxRun,
-      long floor,
-      OutboxDialect.Lease lease,
-      Instant now,
-      HeldClaims held) {}
-
-  private List<Record> bothPasses(DSLContext tx, Request c) {
-    FirstPass first = leaseRuns(tx, c);
+  /**
+   * Both passes: the window read from {@code from}, then the heads; each row leased with {@code
+   * lease}.
+   */
+  private List<Record> bothPasses(
+      DSLContext tx, ClaimRequest c, long from, OutboxDialect.Lease lease) {
+    FirstPass first = leaseRuns(tx, c, from, lease);
     List<Record> claimed = first.claimed();
     // The head scan finds what the window cannot: aggregates beyond a full window, and rows that
     // became pending below the floor. When the window took something and read every pending row
@@ -107,7 +82,7 @@ final class MessageClaimer {
       List<Long> heads = tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(c.limit())));
       if (!heads.isEmpty()) {
         var ready = ClaimQueries.readyAmong(heads, c.topics(), c.limit() - claimed.size(), c.now());
-        claimed.addAll(dialect.lease(tx, ready, c.lease()));
+        claimed.addAll(dialect.lease(tx, ready, lease));
       }
     }
     return claimed;
@@ -121,11 +96,10 @@ final class MessageClaimer {
   private record FirstPass(List<Record> claimed, boolean windowFull) {}
 
   /** The first pass: the runs of the window, leased, each cut before a row it could not lease. */
-  private FirstPass leaseRuns(DSLContext tx, Request c) {
+  private FirstPass leaseRuns(DSLContext tx, ClaimRequest c, long from, OutboxDialect.Lease lease) {
     List<Record3<Long, String, Integer>> runs =
         tx.fetch(
-            WindowRuns.runs(
-                dialect, c.topics(), c.limit(), c.maxRun(), c.floor(), c.now(), c.held()));
+            WindowRuns.runs(dialect, c.topics(), c.limit(), c.maxRun(), from, c.now(), c.held()));
     if (runs.isEmpty()) {
       return new FirstPass(new ArrayList<>(), true);
     }
@@ -133,13 +107,13 @@ final class MessageClaimer {
     List<Long> seqs = runs.stream().map(Record3::value1).toList();
     Map<Long, Record> leased = new HashMap<>();
     var ready = ClaimQueries.readyAmong(seqs, c.topics(), seqs.size(), c.now());
-    for (Record r : dialect.lease(tx, ready, c.lease())) {
+    for (Record r : dialect.lease(tx, ready, lease)) {
       leased.put(r.get(OUTBOX_MESSAGE.SEQ), r);
     }
     RunCut<Record3<Long, String, Integer>> cut =
         RunCut.of(runs, Record3::value2, run -> leased.containsKey(run.value1()));
     if (!cut.cut().isEmpty()) {
-      settler.release(tx, c.lease().token(), cut.cut().stream().map(Record3::value1).toList());
+      settler.release(tx, lease.token(), cut.cut().stream().map(Record3::value1).toList());
     }
     List<Record> kept = new ArrayList<>(cut.kept().size());
     for (Record3<Long, String, Integer> run : cut.kept()) {

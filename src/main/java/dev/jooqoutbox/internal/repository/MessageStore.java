@@ -7,15 +7,7 @@ import org.jooq.DSLContext;
 import org.jooq.JSON;
 
 /** The writer's side of the outbox table: insert a message on the caller's transaction. */
-final class MessageStore {
-
-  private final OutboxDialect dialect;
-  private final MessageRows rows;
-
-  MessageStore(OutboxDialect dialect, MessageRows rows) {
-    this.dialect = dialect;
-    this.rows = rows;
-  }
+record MessageStore(OutboxDialect dialect, MessageRows rows) {
 
   boolean insert(DSLContext tx, NewMessage message) {
     var insert =

@@ -15,15 +15,7 @@ import org.jooq.Table;
  * statement (and transaction), so no long lock is held. Pending messages and dead letters are never
  * deleted.
  */
-final class Purger {
-
-  private final DSLContext dsl;
-  private final OutboxDialect dialect;
-
-  Purger(DSLContext dsl, OutboxDialect dialect) {
-    this.dsl = dsl;
-    this.dialect = dialect;
-  }
+record Purger(DSLContext dsl, OutboxDialect dialect) {
 
   PurgeResult purge(Instant cutoff, int batchSize) {
     if (batchSize <= 0) {

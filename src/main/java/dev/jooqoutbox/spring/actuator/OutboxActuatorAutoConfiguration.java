@@ -3,8 +3,14 @@ package dev.jooqoutbox.spring.actuator;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.spring.OutboxAutoConfiguration;
 import dev.jooqoutbox.spring.OutboxProperties;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -40,30 +46,33 @@ public class OutboxActuatorAutoConfiguration {
     return new OutboxEndpoint(admin);
   }
 
-  /**
-   * The indicators are lambdas of the line's own interface: no class of this jar implements a Boot
-   * 4 type, so every class loads on Boot 3 (and the other way round).
-   */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = BOOT3_HEALTH)
-  @ConditionalOnMissingClass(BOOT4_HEALTH)
+  /** The switch of the indicator, whichever line draws it: on unless set to {@code false}. */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.TYPE)
   @ConditionalOnProperty(
       prefix = "management.health.outbox",
       name = "enabled",
       matchIfMissing = true)
+  @interface ConditionalOnOutboxHealthEnabled {}
+
+  /**
+   * The indicators are lambdas of the line's own interface: no class of this jar implements a Boot
+   * 4 type, so every class loads on Boot 3 (and the other way round). The imported {@code Health}
+   * types are Boot 3's, the line this jar compiles against; Boot 4's are spelled out.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = BOOT3_HEALTH)
+  @ConditionalOnMissingClass(BOOT4_HEALTH)
+  @ConditionalOnOutboxHealthEnabled
   static class Boot3Health {
 
     @Bean
     @ConditionalOnMissingBean(name = "outboxHealthIndicator")
-    org.springframework.boot.actuate.health.HealthIndicator outboxHealthIndicator(
-        OutboxAdmin admin, OutboxProperties properties) {
+    HealthIndicator outboxHealthIndicator(OutboxAdmin admin, OutboxProperties properties) {
       OutboxHealthCheck check = new OutboxHealthCheck(admin, properties.getHealth());
       return () -> {
         var reading = check.read();
-        var status =
-            reading.up()
-                ? org.springframework.boot.actuate.health.Health.up()
-                : org.springframework.boot.actuate.health.Health.down();
+        var status = reading.up() ? Health.up() : Health.down();
         return status.withDetails(reading.details()).build();
       };
     }
@@ -71,10 +80,7 @@ public class OutboxActuatorAutoConfiguration {
 
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = BOOT4_HEALTH)
-  @ConditionalOnProperty(
-      prefix = "management.health.outbox",
-      name = "enabled",
-      matchIfMissing = true)
+  @ConditionalOnOutboxHealthEnabled
   static class Boot4Health {
 
     @Bean

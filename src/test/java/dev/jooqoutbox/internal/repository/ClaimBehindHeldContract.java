@@ -14,9 +14,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link JooqOutboxRepository#claim(Set, int, int, Duration, String, java.time.Instant,
- * HeldClaims)}: a claimer's next run of an aggregate may start right behind its own leased rows of
- * it, and nowhere else a run could not start without them.
+ * {@link JooqOutboxRepository#claim(ClaimRequest)} with claims held: a claimer's next run of an
+ * aggregate may start right behind its own leased rows of it, and nowhere else a run could not
+ * start without them.
  */
 abstract class ClaimBehindHeldContract extends DatabaseFixture {
 
@@ -119,13 +119,15 @@ abstract class ClaimBehindHeldContract extends DatabaseFixture {
       }
     }
     List<OutboxMessage> first =
-        repository.claim(TOPICS, 300, 10, LEASE, "t1", clock.instant(), HeldClaims.NONE);
+        repository.claim(
+            new ClaimRequest(TOPICS, 300, 10, LEASE, "t1", clock.instant(), HeldClaims.NONE));
     assertThat(first).hasSize(300);
     assertThat(300).isGreaterThan(ClaimQueries.scanWindow(10));
 
     List<OutboxMessage> next =
         repository.claim(
-            TOPICS, 10, 10, LEASE, "t2", clock.instant(), new HeldClaims(Set.of("t1"), 300));
+            new ClaimRequest(
+                TOPICS, 10, 10, LEASE, "t2", clock.instant(), new HeldClaims(Set.of("t1"), 300)));
 
     long lastHeld = first.get(first.size() - 1).seq();
     assertThat(next).hasSize(10).allMatch(m -> m.seq() > lastHeld);
@@ -133,9 +135,9 @@ abstract class ClaimBehindHeldContract extends DatabaseFixture {
 
   /** Claims up to 10 with runs of {@code maxRun}, holding every claim made so far. */
   private List<OutboxMessage> claimHolding(String token, int maxRun) {
+    HeldClaims held = new HeldClaims(tokens, heldRows);
     List<OutboxMessage> claimed =
-        repository.claim(
-            TOPICS, 10, maxRun, LEASE, token, clock.instant(), new HeldClaims(tokens, heldRows));
+        repository.claim(new ClaimRequest(TOPICS, 10, maxRun, LEASE, token, clock.instant(), held));
     tokens.add(token);
     heldRows += claimed.size();
     return claimed;
