@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.testing.TestDatabase;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -105,6 +109,49 @@ abstract class RelayNextRunContract extends RelayContractSupport {
       expected.add(n + "#1");
     }
     assertThat(calls).containsExactlyElementsOf(expected);
+  }
+
+  /**
+   * Under load: two relays on the system clock drain 10 busy aggregates (60 messages each) while
+   * every fifth message fails its first attempt and handlers take up to 2 ms, so runs are claimed
+   * behind runs that then fail, on both relays at once. Every message succeeds exactly once, and
+   * each aggregate's successes come in seq order.
+   */
+  @Test
+  void twoRelaysOnBusyAggregatesWithFailuresKeepEachAggregatesOrder() {
+    int aggregates = 10;
+    int perAggregate = 60;
+    for (int n = 0; n < perAggregate; n++) {
+      for (int a = 0; a < aggregates; a++) {
+        write("busy-" + a, "orders", Map.of("n", n));
+      }
+    }
+    Map<String, List<Integer>> succeeded = new ConcurrentHashMap<>();
+    OutboxHandler handler =
+        m -> {
+          int n = m.payload().get("n").asInt();
+          Thread.sleep(ThreadLocalRandom.current().nextInt(3));
+          if (n % 5 == 2 && m.attempt() == 1) {
+            throw new IllegalStateException("fails once");
+          }
+          succeeded.computeIfAbsent(m.aggregate(), a -> new CopyOnWriteArrayList<>()).add(n);
+        };
+    for (int r = 0; r < 2; r++) {
+      closeLater(
+              relay(Clock.systemUTC())
+                  .maxRun(MAX_RUN)
+                  .handlerConcurrency(4)
+                  .backoff(Duration.ofMillis(20), Duration.ofMillis(40))
+                  .handler("orders", handler)
+                  .build())
+          .start();
+    }
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> sentCount() == aggregates * perAggregate);
+    List<Integer> inOrder = IntStream.range(0, perAggregate).boxed().toList();
+    for (int a = 0; a < aggregates; a++) {
+      assertThat(succeeded.get("busy-" + a)).as("busy-%d", a).containsExactlyElementsOf(inOrder);
+    }
   }
 
   private List<String> writeAll() {
