@@ -45,9 +45,12 @@ final class PureSqlLoop implements AutoCloseable {
   static final int MAX_RUN = 10;
 
   private static final String PENDING = "o.sent_at IS NULL AND o.dead_at IS NULL";
+  // ClaimQueries.ready: an outcome-unknown row is pending but never ready (the repository's rule
+  // since bcc5fe0, which this loop had not followed until after d5b62b7).
   private static final String READY_RULE =
-      "o.sent_at IS NULL AND o.dead_at IS NULL AND o.available_at <= ?"
-          + " AND (o.locked_until IS NULL OR o.locked_until <= ?) AND o.topic IN (?)";
+      "o.sent_at IS NULL AND o.dead_at IS NULL AND o.outcome_unknown_at IS NULL"
+          + " AND o.available_at <= ? AND (o.locked_until IS NULL OR o.locked_until <= ?)"
+          + " AND o.topic IN (?)";
 
   // The floor's refresh: the oldest pending seq, or one past the newest row.
   private static final String FLOOR =
@@ -73,11 +76,11 @@ final class PureSqlLoop implements AutoCloseable {
           + " AND older.dead_at IS NULL ORDER BY %s LIMIT 1)"
           + " ORDER BY c.seq LIMIT ?";
 
-  // Which of the given seqs are ready (ClaimQueries.readyAmong): the lease's candidates.
   // Which of the given seqs are ready (ClaimQueries.readyAmong): the lease's candidates, with
   // "pending" written as ClaimQueries.pendingBySeq writes it for statements that go by seq.
   private static final String READY_AMONG =
       "SELECT o.seq FROM outbox_message o WHERE coalesce(o.sent_at, o.dead_at) IS NULL"
+          + " AND o.outcome_unknown_at IS NULL"
           + " AND o.available_at <= ? AND (o.locked_until IS NULL OR o.locked_until <= ?)"
           + " AND o.topic IN (?) AND o.seq IN (%s) ORDER BY o.seq LIMIT ?";
 
