@@ -94,14 +94,14 @@ final class DrainBench {
     DataSource pool = db.pool(4 + 2);
     DSLContext dsl = db.dsl(pool);
 
+    // Each pass: every single-thread engine on every configuration of the grid, on a smaller
+    // backlog, untimed: the claim behind held rows and the chained lanes only run on few
+    // aggregates, so warming on 1000 aggregates alone left them to the JIT during the measured
+    // runs.
+    int warmup = Math.min(opts.size(), 20_000);
     String warm =
         JitWarmup.run(
             () -> {
-              // Each single-thread engine once on every configuration of the grid, on a smaller
-              // backlog, untimed: the claim behind held rows and the chained lanes only run on
-              // few aggregates, so warming on 1000 aggregates alone left them to the JIT during
-              // the measured runs.
-              int warmup = Math.min(opts.size(), 20_000);
               for (int[] config : opts.drainGrid()) {
                 for (Engine e : List.of(Engine.RELAY1, Engine.REPO1, Engine.SQL1)) {
                   load(db, warmup, config[0]);
@@ -203,7 +203,9 @@ final class DrainBench {
         "warmup",
         JitWarmup.PASSES
             + " untimed passes of the relay, the repository loop and the SQL loop on every"
-            + " configuration of the grid (up to 20,000 messages each): "
+            + " configuration of the grid ("
+            + warmup
+            + " messages each): "
             + warm);
     r.info(
         "jitMillisDuringMeasuredRuns",
