@@ -41,14 +41,9 @@ final class Lane {
   }
 
   /**
-   * Has {@code lane}, a run of this lane's aggregate claimed after this one, delivered after it:
+   * Has {@code lane}, a run of this lane's aggregate claimed behind this one, delivered after it:
    * started when this lane has delivered its whole run, given back (without using its attempts)
-   * when this lane stopped early. A run that starts at or before this lane's last message was not
-   * claimed behind it but takes again what this lane gave back (its failed message after the
-   * backoff, or its released rest): it starts at once when this lane has ended. Giving that one
-   * back too would repeat for as long as each new claim of the aggregate came before the last
-   * give-back was settled in flight, a claim-and-release loop that delivered nothing more of the
-   * aggregate. At most one lane follows a lane.
+   * when this lane stopped early. At most one lane follows a lane.
    */
   void then(Lane lane) {
     Boolean outcome;
@@ -59,19 +54,7 @@ final class Lane {
         return;
       }
     }
-    if (!outcome && lane.firstSeq() <= lastSeq()) {
-      lane.start();
-    } else {
-      lane.follow(outcome);
-    }
-  }
-
-  private long firstSeq() {
-    return run.get(0).seq();
-  }
-
-  private long lastSeq() {
-    return run.get(run.size() - 1).seq();
+    lane.follow(outcome);
   }
 
   private void follow(boolean predecessorDelivered) {
