@@ -15,6 +15,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
+import org.jooq.DSLContext;
+import org.jooq.ExecuteContext;
+import org.jooq.ExecuteListener;
+import org.jooq.impl.DefaultExecuteListenerProvider;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -121,21 +125,9 @@ abstract class RelayNextRunContract extends RelayContractSupport {
   void twoRelaysOnBusyAggregatesWithFailuresKeepEachAggregatesOrder() {
     int aggregates = 10;
     int perAggregate = 60;
-    for (int n = 0; n < perAggregate; n++) {
-      for (int a = 0; a < aggregates; a++) {
-        write("busy-" + a, "orders", Map.of("n", n));
-      }
-    }
+    writeBusy(aggregates, perAggregate);
     Map<String, List<Integer>> succeeded = new ConcurrentHashMap<>();
-    OutboxHandler handler =
-        m -> {
-          int n = m.payload().get("n").asInt();
-          Thread.sleep(ThreadLocalRandom.current().nextInt(3));
-          if (n % 5 == 2 && m.attempt() == 1) {
-            throw new IllegalStateException("fails once");
-          }
-          succeeded.computeIfAbsent(m.aggregate(), a -> new CopyOnWriteArrayList<>()).add(n);
-        };
+    OutboxHandler handler = failingEachFirstAttempt(5, 3, succeeded);
     for (int r = 0; r < 2; r++) {
       closeLater(
               relay(Clock.systemUTC())
@@ -148,6 +140,102 @@ abstract class RelayNextRunContract extends RelayContractSupport {
     }
 
     await().atMost(Duration.ofSeconds(60)).until(() -> sentCount() == aggregates * perAggregate);
+    assertEachBusyAggregateInOrder(succeeded, aggregates, perAggregate);
+  }
+
+  /**
+   * The settles are slow to reach the relay: each statement of its completer commits, then holds
+   * the completer's thread 20 ms before the relay learns that it is written. Meanwhile the producer
+   * keeps claiming (ten busy aggregates), so it claims again what a lane stopped at a failure gave
+   * back (the failed message after its 1 ms backoff, the rest of the run, the runs claimed behind
+   * it) before that give-back is settled in flight: such a run, at the head of its aggregate, is
+   * delivered, not given back behind the lane that gave it back, which repeated for as long as each
+   * claim of the aggregate came before the last give-back was settled (a claim-and-release loop
+   * that delivered nothing more of the aggregate; with one relay nobody else takes the aggregate
+   * over). Every message succeeds once, in seq order.
+   */
+  @Test
+  void aRunClaimedAgainBeforeItsGiveBackIsSettledInFlightIsDelivered() {
+    drainTenBusyAggregatesWithSlowSettles(1);
+  }
+
+  /**
+   * As {@link #aRunClaimedAgainBeforeItsGiveBackIsSettledInFlightIsDelivered}, with two relays
+   * whose settles are slow: each aggregate's successes still come once each, in seq order.
+   */
+  @Test
+  void twoRelaysWithSlowSettlesKeepEachAggregatesOrder() {
+    drainTenBusyAggregatesWithSlowSettles(2);
+  }
+
+  private void drainTenBusyAggregatesWithSlowSettles(int relays) {
+    int aggregates = 10;
+    int perAggregate = 20;
+    writeBusy(aggregates, perAggregate);
+    DSLContext slowSettles =
+        dsl.configuration().derive(new DefaultExecuteListenerProvider(new SlowCompleter(20))).dsl();
+    Map<String, List<Integer>> succeeded = new ConcurrentHashMap<>();
+    OutboxHandler handler = failingEachFirstAttempt(7, 0, succeeded);
+    for (int r = 0; r < relays; r++) {
+      closeLater(
+              OutboxRelay.builder(slowSettles)
+                  .clock(Clock.systemUTC())
+                  .listen(false)
+                  .pollInterval(Duration.ofMillis(20))
+                  .maxRun(MAX_RUN)
+                  .handlerConcurrency(4)
+                  .backoff(Duration.ofMillis(1), Duration.ofMillis(1))
+                  .handler("orders", handler)
+                  .build())
+          .start();
+    }
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> sentCount() == aggregates * perAggregate);
+    assertEachBusyAggregateInOrder(succeeded, aggregates, perAggregate);
+  }
+
+  /** Holds the relay's completer thread {@code millis} after each statement it ran (committed). */
+  private record SlowCompleter(long millis) implements ExecuteListener {
+    @Override
+    public void end(ExecuteContext ctx) {
+      if (Thread.currentThread().getName().startsWith("outbox-completer-")) {
+        try {
+          Thread.sleep(millis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  private void writeBusy(int aggregates, int perAggregate) {
+    for (int n = 0; n < perAggregate; n++) {
+      for (int a = 0; a < aggregates; a++) {
+        write("busy-" + a, "orders", Map.of("n", n));
+      }
+    }
+  }
+
+  /**
+   * A handler taking up to {@code maxSleepMillis - 1} ms whose message number {@code n} fails its
+   * first attempt when {@code n % every == 2}; it records each success per aggregate.
+   */
+  private static OutboxHandler failingEachFirstAttempt(
+      int every, int maxSleepMillis, Map<String, List<Integer>> succeeded) {
+    return m -> {
+      int n = m.payload().get("n").asInt();
+      if (maxSleepMillis > 0) {
+        Thread.sleep(ThreadLocalRandom.current().nextInt(maxSleepMillis));
+      }
+      if (n % every == 2 && m.attempt() == 1) {
+        throw new IllegalStateException("fails once");
+      }
+      succeeded.computeIfAbsent(m.aggregate(), a -> new CopyOnWriteArrayList<>()).add(n);
+    };
+  }
+
+  private static void assertEachBusyAggregateInOrder(
+      Map<String, List<Integer>> succeeded, int aggregates, int perAggregate) {
     List<Integer> inOrder = IntStream.range(0, perAggregate).boxed().toList();
     for (int a = 0; a < aggregates; a++) {
       assertThat(succeeded.get("busy-" + a)).as("busy-%d", a).containsExactlyElementsOf(inOrder);

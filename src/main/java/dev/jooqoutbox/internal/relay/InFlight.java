@@ -114,6 +114,12 @@ final class InFlight {
     return perAggregate.containsKey(aggregate);
   }
 
+  /** Whether message {@code seq} of claim {@code token} is still in flight (not settled). */
+  boolean holds(String token, long seq) {
+    Claim claim = claims.get(token);
+    return claim != null && claim.unsettled.containsKey(seq);
+  }
+
   /** The claims in flight now, for the next claim to take runs behind. */
   HeldClaims held() {
     return new HeldClaims(claims.keySet(), size());

@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
@@ -24,6 +25,9 @@ final class Lane {
   // of the same aggregate claimed behind it, to start when it ends.
   private Boolean delivered;
   private Lane after;
+  // Set by the producer thread only ({@link LaneChains}), once it has taken note that this lane
+  // gave its run back.
+  boolean knownToHaveGivenBack;
 
   Lane(Lanes lanes, String token, List<OutboxMessage> run, Runnable onEnd) {
     this.lanes = lanes;
@@ -34,6 +38,20 @@ final class Lane {
 
   String aggregate() {
     return run.get(0).aggregate();
+  }
+
+  /** The seq of the run's first message. */
+  long firstSeq() {
+    return run.get(0).seq();
+  }
+
+  String token() {
+    return token;
+  }
+
+  /** Gives the whole run back without starting it (without using its attempts). */
+  void giveBackUnstarted() {
+    releaseFrom(0);
   }
 
   void start() {
@@ -123,14 +141,27 @@ final class Lane {
 
   /** The attempt of message {@code message} failed or timed out: give the rest back. */
   private void failedAt(OutboxMessage message) {
-    releaseFrom(run.indexOf(message) + 1);
+    int failed = run.indexOf(message);
+    giveBack(failed + 1, failed);
   }
 
   private void releaseFrom(int index) {
-    if (index < run.size()) {
+    giveBack(index, index);
+  }
+
+  /**
+   * Releases the run from {@code release} on and ends the lane undelivered from {@code undelivered}
+   * on (the failed message, when one failed, then the released rest).
+   */
+  private void giveBack(int release, int undelivered) {
+    if (release < run.size()) {
       lanes.completer.submit(
-          new Outcome.Released(token, List.copyOf(run.subList(index, run.size()))));
+          new Outcome.Released(token, List.copyOf(run.subList(release, run.size()))));
     }
+    List<Long> seqs = new ArrayList<>(run.size() - undelivered);
+    run.subList(undelivered, run.size()).forEach(m -> seqs.add(m.seq()));
+    // Told before the lane counts as ended: whoever sees it ended has these rows as given back.
+    lanes.givenBack.add(new GivenBack(this, seqs));
     end(false);
   }
 }

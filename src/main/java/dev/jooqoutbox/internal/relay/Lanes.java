@@ -7,12 +7,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
 
 /**
  * What every lane shares: the handlers, the threads, the timer for the maximum handling time, the
- * completer its outcomes go to, the tracing of its attempts, and whether the relay is stopping.
- * Also cuts a claim into lanes.
+ * completer its outcomes go to, the tracing of its attempts, whether the relay is stopping, and
+ * what lanes gave back. Also cuts a claim into lanes.
  */
 final class Lanes {
 
@@ -23,6 +25,8 @@ final class Lanes {
   final RelayMetrics metrics;
   final Tracing tracing;
   final BooleanSupplier stopping;
+  // What lanes gave back, for the producer's next claim to know ({@link LaneChains}).
+  final Queue<GivenBack> givenBack = new ConcurrentLinkedQueue<>();
 
   Lanes(
       RelayConfig config,

@@ -80,7 +80,7 @@ public final class RelayEngine {
             metrics,
             Tracing.of(config.openTelemetry()),
             stopping::get);
-    this.chains = new LaneChains(inFlight);
+    this.chains = new LaneChains(inFlight, lanes.givenBack);
     this.heartbeat = new Heartbeat(config, repository, inFlight);
     this.housekeeping = new Housekeeping(config, repository, metrics);
     this.reconciler = new Reconciler(config, repository.outcomes(), metrics);
