@@ -167,7 +167,9 @@ final class Completer {
     }
     for (Map.Entry<String, List<Outcome.Sent>> e : sentByToken.entrySet()) {
       markSent(e.getKey(), e.getValue());
-      batch.removeAll(e.getValue());
+      // Not removeAll: that compares every outcome with every written one (records, so their
+      // messages' payloads too), quadratic in the batch.
+      batch.removeIf(o -> o instanceof Outcome.Sent sent && sent.token().equals(e.getKey()));
     }
     for (Iterator<Outcome> it = batch.iterator(); it.hasNext(); ) {
       Outcome o = it.next();
