@@ -90,7 +90,14 @@ abstract class RelayContractSupport extends DatabaseFixture {
   }
 
   OutboxRelayBuilder relay(Clock relayClock) {
-    return OutboxRelay.builder(dsl)
+    return relay(dsl, relayClock);
+  }
+
+  /**
+   * {@link #relay()} on {@code on} (the test database with listeners of its own), at that clock.
+   */
+  OutboxRelayBuilder relay(DSLContext on, Clock relayClock) {
+    return OutboxRelay.builder(on)
         .clock(relayClock)
         .listen(false)
         .pollInterval(Duration.ofMillis(20))

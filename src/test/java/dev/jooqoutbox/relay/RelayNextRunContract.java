@@ -178,10 +178,7 @@ abstract class RelayNextRunContract extends RelayContractSupport {
     OutboxHandler handler = failingEachFirstAttempt(7, 0, succeeded);
     for (int r = 0; r < relays; r++) {
       closeLater(
-              OutboxRelay.builder(slowSettles)
-                  .clock(Clock.systemUTC())
-                  .listen(false)
-                  .pollInterval(Duration.ofMillis(20))
+              relay(slowSettles, Clock.systemUTC())
                   .maxRun(MAX_RUN)
                   .handlerConcurrency(4)
                   .backoff(Duration.ofMillis(1), Duration.ofMillis(1))

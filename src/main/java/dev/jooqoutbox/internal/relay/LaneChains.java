@@ -57,20 +57,26 @@ final class LaneChains {
         .entrySet()
         .removeIf(
             e -> {
-              long lowest = Long.MAX_VALUE;
-              for (GivenBack g : e.getValue()) {
-                for (long seq : g.seqs()) {
-                  if (seq < lowest && inFlight.holds(g.lane().token(), seq)) {
-                    lowest = seq;
-                  }
-                }
-              }
+              long lowest = lowestInFlight(e.getValue());
               if (lowest == Long.MAX_VALUE) {
-                return true;
+                return true; // all written: nothing a claim could take a run behind
               }
               lowestGivenBack.put(e.getKey(), lowest);
               return false;
             });
+  }
+
+  /** The lowest of {@code given}'s seqs still in flight; {@link Long#MAX_VALUE} when none is. */
+  private long lowestInFlight(List<GivenBack> given) {
+    long lowest = Long.MAX_VALUE;
+    for (GivenBack g : given) {
+      for (long seq : g.seqs()) {
+        if (seq < lowest && inFlight.holds(g.lane().token(), seq)) {
+          lowest = seq;
+        }
+      }
+    }
+    return lowest;
   }
 
   /** Starts {@code lane} now, after the aggregate's previous lane, or gives it back. */
