@@ -136,8 +136,8 @@ public final class OutboxRelayBuilder {
 
   /**
    * How long a claim owns its messages before another relay may take them. The relay extends the
-   * lease of its messages in flight before half of it is left, so it bounds how long a crashed
-   * relay's messages wait, not how long a handler may run. Default 30 s.
+   * lease of its messages in flight once a sixth of it has gone, and every sixth after that, so it
+   * bounds how long a crashed relay's messages wait, not how long a handler may run. Default 30 s.
    */
   public OutboxRelayBuilder lease(Duration lease) {
     this.lease = lease;

@@ -130,6 +130,37 @@ abstract class RelayEngineContract extends RelayContractSupport {
   }
 
   @Test
+  void aLeaseASixthGoneIsExtendedToAFullOne() {
+    // On the mutable clock the lease moves only when the test says so; the beats come every sixth
+    // of the lease in real time (200 ms here). Past a sixth and well before half of it is gone,
+    // the next beat extends it: a late beat still finds two thirds of the lease left.
+    Duration lease = Duration.ofMillis(1200);
+    String id = write("slow", "orders", Map.of("n", 1));
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    OutboxRelay relay =
+        closeLater(
+            relay()
+                .lease(lease)
+                .handler(
+                    "orders",
+                    m -> {
+                      entered.countDown();
+                      awaitIgnoringInterrupts(release);
+                    })
+                .build());
+    relay.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> entered.getCount() == 0);
+    assertThat(row(id).getLockedUntil()).isEqualTo(clock.instant().plus(lease));
+
+    clock.advance(Duration.ofMillis(250));
+    Instant extended = clock.instant().plus(lease);
+    await().atMost(Duration.ofSeconds(10)).until(() -> extended.equals(row(id).getLockedUntil()));
+    release.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(id).getSentAt() != null);
+  }
+
+  @Test
   void closeWritesEveryOutcomeAHandlerReachedAndGivesBackTheRest() {
     int aggregates = 40;
     for (int i = 0; i < 400; i++) {

@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,9 +11,13 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
 /**
- * Extends the lease of every message in flight (running, or waiting in its lane) every third of the
- * lease, guarded by the claim token: a slow but alive handler keeps its message, a dead relay's
- * leases still run out, and a lease another relay has taken over is never touched.
+ * Extends the lease of every message in flight (running, or waiting in its lane) once a sixth of it
+ * has gone, and every sixth after that, guarded by the claim token: a slow but alive handler keeps
+ * its message, a dead relay's leases still run out, and a lease another relay has taken over is
+ * never touched. When a beat is due, at least two thirds of every lease in flight are left, so a
+ * late beat (a GC pause, a slow statement, a starved machine) has that long to come; extending only
+ * once half a lease was gone left a third, which a 2 s test lease on a loaded CI machine ran
+ * through.
  */
 record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight inFlight) {
 
@@ -20,8 +25,12 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
   private static final int SEQS_PER_STATEMENT = 1000;
 
   void start(ScheduledExecutorService timer) {
-    long period = config.lease().dividedBy(6).toNanos();
+    long period = period().toNanos();
     timer.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  private Duration period() {
+    return config.lease().dividedBy(6);
   }
 
   void beat() {
@@ -31,11 +40,13 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
     }
     Instant now = config.clock().instant();
     Instant until = now.plus(config.lease());
-    Instant soon = now.plus(config.lease().dividedBy(2));
+    // Every claim at least a beat old; a younger one is left to the next beat, so a fast drain
+    // writes no extension of the claims it settles within a beat.
+    Instant youngest = until.minus(period());
     List<String> tokens = new ArrayList<>();
     claims.forEach(
         (token, claim) -> {
-          if (claim.leaseEnd.isBefore(soon)) {
+          if (!claim.leaseEnd.isAfter(youngest)) {
             tokens.add(token);
           }
         });
