@@ -77,7 +77,8 @@ public final class DemoCommand implements Callable<Integer> {
       names = "--customers",
       paramLabel = "C",
       description =
-          "Customers the orders are spread over (1-1,000,000). Default: ${DEFAULT-VALUE}.",
+          "Customers the orders are spread over (1-1,000,000); with at least as many orders,"
+              + " every customer has one. Default: ${DEFAULT-VALUE}.",
       defaultValue = "300")
   int customers;
 

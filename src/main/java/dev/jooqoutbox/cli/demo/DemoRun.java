@@ -242,7 +242,10 @@ final class DemoRun {
           LockSupport.parkNanos(wait);
         }
       }
-      int pick = random.nextInt(owned);
+      // A writer's first orders go one to each customer it owns, so with at least as many orders
+      // as customers every customer has some (and the order check covers all of them); the rest
+      // go to its customers at random.
+      int pick = i < owned ? i : random.nextInt(owned);
       int customer = writer + pick * writerCount;
       orders.place(
           new OrderPlaced(

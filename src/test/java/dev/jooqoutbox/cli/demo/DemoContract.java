@@ -89,6 +89,28 @@ abstract class DemoContract {
   }
 
   @Test
+  void everyCustomerHasAnOrderOnceThereAreAsManyOrders() {
+    // Picked at random, 60 orders would reach all 60 customers about once in 10^24 runs.
+    DemoRunner result =
+        DemoRunner.run(
+            new DemoCommand(),
+            "--db",
+            url(),
+            "--orders",
+            "60",
+            "--customers",
+            "60",
+            "--timeout",
+            "60s",
+            "--no-progress");
+
+    assertThat(result.exitCode()).as("%s", result).isZero();
+    assertThat(result.out())
+        .as("%s", result)
+        .contains("PASS  per-customer booking order = placement order: 60 customers");
+  }
+
+  @Test
   void passesWhenTheLedgerFailsAtRandom() {
     DemoRunner result = demo("--no-progress", "--fail-rate", "0.1");
 
