@@ -66,12 +66,22 @@ final class ClaimQueries {
    */
   static SelectForUpdateStep<Record1<Long>> readyAmong(
       List<Long> heads, Set<String> topics, int limit, Instant now) {
+    return readyAmong(heads, topics, limit, now, Set.of());
+  }
+
+  /**
+   * {@link #readyAmong(List, Set, int, Instant)}, leaving out the rows of the aggregates {@code
+   * notOf} (bind values).
+   */
+  static SelectForUpdateStep<Record1<Long>> readyAmong(
+      List<Long> heads, Set<String> topics, int limit, Instant now, Set<String> notOf) {
     var o = OUTBOX_MESSAGE.as("o");
     return select(o.SEQ)
         .from(o)
         .where(pendingBySeq(o))
         .and(readyIfPending(o, topics, now))
         .and(o.SEQ.in(heads))
+        .and(notOf.isEmpty() ? DSL.noCondition() : o.AGGREGATE.notIn(notOf))
         .orderBy(o.SEQ)
         .limit(limit);
   }

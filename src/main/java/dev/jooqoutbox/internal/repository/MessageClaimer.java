@@ -8,8 +8,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.jooq.Record;
@@ -81,7 +83,13 @@ final class MessageClaimer {
     if (claimed.size() < c.limit() && (claimed.isEmpty() || first.windowFull())) {
       List<Long> heads = tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(c.limit())));
       if (!heads.isEmpty()) {
-        var ready = ClaimQueries.readyAmong(heads, c.topics(), c.limit() - claimed.size(), c.now());
+        // Never a head of an aggregate the first pass took a run of: that run may start behind
+        // rows its claimer held when the window was read, and gave back since (the head scan is a
+        // later statement), and the head in front of it would make a run that skips them.
+        Set<String> taken = new HashSet<>();
+        claimed.forEach(r -> taken.add(r.get(OUTBOX_MESSAGE.AGGREGATE)));
+        var ready =
+            ClaimQueries.readyAmong(heads, c.topics(), c.limit() - claimed.size(), c.now(), taken);
         claimed.addAll(dialect.lease(tx, ready, lease));
       }
     }

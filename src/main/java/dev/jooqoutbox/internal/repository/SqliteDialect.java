@@ -17,6 +17,7 @@ import org.jooq.Select;
 import org.jooq.SelectForUpdateStep;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultConnectionProvider;
 
 /**
  * SQLite 3.35+: one writer at a time, so {@code BEGIN IMMEDIATE} takes the write lock up front (a
@@ -53,7 +54,11 @@ final class SqliteDialect implements OutboxDialect {
             statement.execute("BEGIN IMMEDIATE");
             T result;
             try {
-              result = work.apply(DSL.using(connection, dsl.dialect(), dsl.settings()));
+              // The caller's configuration on this connection: its listeners (tracing, logging,
+              // metrics) see the claim's statements as on the other databases.
+              result =
+                  work.apply(
+                      dsl.configuration().derive(new DefaultConnectionProvider(connection)).dsl());
             } catch (RuntimeException | Error e) {
               rollback(statement, e);
               throw e;

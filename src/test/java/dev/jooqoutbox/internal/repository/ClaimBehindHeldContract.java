@@ -9,7 +9,15 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
+import org.jooq.ExecuteContext;
+import org.jooq.ExecuteListener;
+import org.jooq.impl.DefaultExecuteListenerProvider;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -131,6 +139,63 @@ abstract class ClaimBehindHeldContract extends DatabaseFixture {
 
     long lastHeld = first.get(first.size() - 1).seq();
     assertThat(next).hasSize(10).allMatch(m -> m.seq() > lastHeld);
+  }
+
+  /**
+   * The claimer gives its held rows of an aggregate back (its completer, on another connection)
+   * between the claim's two passes: the first pass read them as held and took the run behind them,
+   * then the head scan finds the aggregate's head ready again. The claim keeps the run and leaves
+   * the head, never both: a5 to a9 with a0 in front of them is a run that skips a1 to a4, and the
+   * relay would deliver a5 before them. (On SQLite the claim holds the write lock, so the give-back
+   * commits after it.)
+   */
+  @Test
+  void aHeadGivenBackBetweenThePassesIsNotClaimedInFrontOfTheRunBehindIt() throws Exception {
+    List<Long> a = writeAll("a", 10);
+    // Pending rows of a topic the claims do not take: the first pass reads a full window, so the
+    // head scan runs after it.
+    for (int i = 0; i < ClaimQueries.scanWindow(10) + 20; i++) {
+      rows.write("elsewhere-" + i, "elsewhere");
+    }
+    assertThat(claimHolding("t1", 5))
+        .extracting(OutboxMessage::seq)
+        .containsExactlyElementsOf(a.subList(0, 5));
+
+    CompletableFuture<Void> givenBack = new CompletableFuture<>();
+    AtomicBoolean fired = new AtomicBoolean();
+    ExecuteListener giveBackAfterTheRuns =
+        new ExecuteListener() {
+          @Override
+          public void end(ExecuteContext ctx) {
+            if (ctx.sql() != null && ctx.sql().contains("run_pos") && !fired.getAndSet(true)) {
+              CompletableFuture.runAsync(() -> repository.release("t1", a.subList(0, 5)))
+                  .whenComplete((v, e) -> givenBack.complete(null));
+              try {
+                givenBack.get(1, TimeUnit.SECONDS);
+              } catch (TimeoutException sqliteWriteLock) {
+                // Waits for the claim's write lock: commits after it.
+              } catch (InterruptedException | ExecutionException e) {
+                throw new IllegalStateException(e);
+              }
+            }
+          }
+        };
+    JooqOutboxRepository racing =
+        new JooqOutboxRepository(
+            db.dsl()
+                .configuration()
+                .derive(new DefaultExecuteListenerProvider(giveBackAfterTheRuns))
+                .dsl());
+
+    List<OutboxMessage> next =
+        racing.claim(
+            new ClaimRequest(
+                TOPICS, 10, 5, LEASE, "t2", clock.instant(), new HeldClaims(tokens, heldRows)));
+    givenBack.get(10, TimeUnit.SECONDS);
+
+    assertThat(fired).isTrue();
+    assertThat(next).extracting(OutboxMessage::seq).containsExactlyElementsOf(a.subList(5, 10));
+    assertThat(row(a.get(0)).getClaimToken()).isNull();
   }
 
   /** Claims up to 10 with runs of {@code maxRun}, holding every claim made so far. */
