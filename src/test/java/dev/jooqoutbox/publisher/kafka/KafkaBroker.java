@@ -5,11 +5,13 @@ import dev.jooqoutbox.publisher.TestBrokers;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -76,9 +78,7 @@ public final class KafkaBroker implements AutoCloseable {
         .get(30, TimeUnit.SECONDS);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
-      Map<String, TopicDescription> described =
-          admin.describeTopics(Set.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS);
-      List<TopicPartitionInfo> parts = described.get(topic).partitions();
+      List<TopicPartitionInfo> parts = partitionsOf(topic);
       if (parts.size() == partitions && parts.stream().allMatch(p -> p.leader() != null)) {
         return;
       }
@@ -86,6 +86,24 @@ public final class KafkaBroker implements AutoCloseable {
         throw new IllegalStateException("partitions of " + topic + " without a leader: " + parts);
       }
       Thread.sleep(50);
+    }
+  }
+
+  /**
+   * The partitions the broker knows of {@code topic}; none while the controller's record of the new
+   * topic has not reached the broker yet, which answers "does not host this topic-partition" until
+   * then (seen on a machine whose two cores were busy).
+   */
+  private List<TopicPartitionInfo> partitionsOf(String topic) throws Exception {
+    try {
+      Map<String, TopicDescription> described =
+          admin.describeTopics(Set.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS);
+      return described.get(topic).partitions();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return List.of();
+      }
+      throw e;
     }
   }
 
