@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.internal.schema.LiquibaseVersion;
 import dev.jooqoutbox.internal.wakeup.AfterCommit;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
@@ -59,6 +60,9 @@ public class OutboxAutoConfiguration {
       OutboxProperties properties,
       ObjectProvider<SpringLiquibase> liquibase,
       ObjectProvider<DataSource> dataSources) {
+    // The wrong Liquibase (Boot 4 manages 5.x) stops the start here, saying what to pin, also when
+    // the application's own Liquibase ran the outbox's changesets and the outbox migrates nothing.
+    LiquibaseVersion.require();
     liquibase.orderedStream().forEach(migrated -> {});
     DataSource dataSource =
         SpringDsl.dataSource(dsl).orElseGet(() -> dataSources.getIfUnique(() -> null));

@@ -91,6 +91,7 @@ public final class LiquibaseRunner {
 
   private static void runLiquibase(
       Connection connection, OutboxName name, boolean printOnly, Work work) {
+    LiquibaseVersion.require();
     try {
       var accessor = new ClassLoaderResourceAccessor(LiquibaseRunner.class.getClassLoader());
       // Liquibase's default UI service and its update summary print to System.out, and its log
