@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import org.jooq.DSLContext;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -17,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Scope;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -24,6 +26,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  * annotated handler beans of the context, its settings the {@code jooq-outbox.relay.*} properties,
  * then every {@link OutboxRelayCustomizer}. It starts when the context is ready and stops
  * gracefully before the DataSource closes.
+ *
+ * <p>The relay is a bean too (see {@link #outboxRelay}); with {@code
+ * jooq-outbox.relay.auto-start=false} it is built but not started, for an application that drains
+ * it on its own schedule.
  *
  * <p>Off with {@code jooq-outbox.relay.enabled=false} (a service that only writes), when the
  * application defines its own {@link OutboxRelay} bean, and, at startup, when the context has no
@@ -72,6 +78,7 @@ public class OutboxRelayAutoConfiguration {
     DSLContext own = SpringDsl.ownTransactions(dsl);
     OutboxName name = properties.outboxName();
     return new OutboxRelayLifecycle(
+        properties.getRelay().isAutoStart(),
         () -> {
           OutboxRelayBuilder relay =
               RelaySettings.apply(properties.getRelay(), OutboxRelay.builder(own))
@@ -81,6 +88,20 @@ public class OutboxRelayAutoConfiguration {
           customizers.orderedStream().forEach(c -> c.customize(relay));
           return relay;
         });
+  }
+
+  /**
+   * The relay: to read its topics, or, with {@code jooq-outbox.relay.auto-start=false}, to deliver
+   * by calling {@link OutboxRelay#drainOnce} and {@link OutboxRelay#reconcileOnce} (a started relay
+   * refuses those). A prototype: each lookup answers the relay of now, as the lifecycle above
+   * builds a new one when a stopped context starts again (a CRaC restore, for example), so look it
+   * up through an {@code ObjectProvider<OutboxRelay>} where that matters. Asking for it fails,
+   * saying why, when the context has no handler.
+   */
+  @Bean
+  @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
+  OutboxRelay outboxRelay(OutboxRelayLifecycle lifecycle) {
+    return lifecycle.injectable();
   }
 
   /** Micrometer is optional: only this class names it. */

@@ -30,6 +30,7 @@ final class OutboxRelayLifecycle
 
   private static final Logger log = LoggerFactory.getLogger(OutboxRelayLifecycle.class);
 
+  private final boolean autoStartup;
   private final Supplier<OutboxRelayBuilder> builders;
   private boolean prepared;
   private OutboxRelayBuilder builder;
@@ -37,10 +38,13 @@ final class OutboxRelayLifecycle
   private volatile boolean running;
 
   /**
+   * @param autoStartup whether the relay starts with the context ({@code
+   *     jooq-outbox.relay.auto-start}); else it is built and waits for drainOnce calls
    * @param builders the relay's builder with its settings, handlers and customizers applied, asked
    *     once, when every singleton exists
    */
-  OutboxRelayLifecycle(Supplier<OutboxRelayBuilder> builders) {
+  OutboxRelayLifecycle(boolean autoStartup, Supplier<OutboxRelayBuilder> builders) {
+    this.autoStartup = autoStartup;
     this.builders = builders;
   }
 
@@ -85,6 +89,24 @@ final class OutboxRelayLifecycle
     return relay;
   }
 
+  /**
+   * The relay for injection: built now if the context asks for it before every singleton exists.
+   *
+   * @throws IllegalStateException when the context has no handler, or the relay was stopped
+   */
+  synchronized OutboxRelay injectable() {
+    if (prepare() == null) {
+      throw new IllegalStateException(
+          "jooq-outbox: there is no relay to inject: no @OutboxListener, handler bean or"
+              + " customizer registers a handler");
+    }
+    if (relay == null) {
+      throw new IllegalStateException(
+          "jooq-outbox: the relay was stopped with the context; a started context has a new one");
+    }
+    return relay;
+  }
+
   @Override
   public synchronized void start() {
     OutboxRelayBuilder b = prepare();
@@ -107,10 +129,22 @@ final class OutboxRelayLifecycle
     }
   }
 
-  /** A context whose refresh failed is destroyed without being stopped. */
+  /**
+   * A context whose refresh failed is destroyed without being stopped; a relay that was never
+   * started (auto-start off) is closed here too.
+   */
   @Override
-  public void destroy() {
+  public synchronized void destroy() {
     stop();
+    if (relay != null) {
+      relay.close();
+      relay = null;
+    }
+  }
+
+  @Override
+  public boolean isAutoStartup() {
+    return autoStartup;
   }
 
   @Override

@@ -15,6 +15,13 @@ public class OutboxRelayProperties {
    */
   private boolean enabled = true;
 
+  /**
+   * Whether the relay starts with the context. Off, it is built with its handlers and settings but
+   * not started, for an application that delivers by calling OutboxRelay.drainOnce and
+   * reconcileOnce itself (a test, or its own scheduler).
+   */
+  private boolean autoStart = true;
+
   /** Most messages one claim takes (1-10000). */
   private int batchSize = 100;
 
@@ -69,6 +76,14 @@ public class OutboxRelayProperties {
 
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
+  }
+
+  public boolean isAutoStart() {
+    return autoStart;
+  }
+
+  public void setAutoStart(boolean autoStart) {
+    this.autoStart = autoStart;
   }
 
   public int getBatchSize() {
