@@ -1,6 +1,7 @@
 package dev.jooqoutbox.publisher.nats;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.publisher.PublishException;
@@ -15,10 +16,13 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -36,9 +40,10 @@ import java.util.function.Function;
  * PublishException} carrying the reason, and the relay retries with backoff.
  *
  * <p>The connection is the application's: the client reconnects by itself, and the publisher
- * neither opens nor closes it. Thread-safe.
+ * neither opens nor closes it. {@link #close()} refuses new messages and waits for those in flight,
+ * like the other publishers' close, but leaves the connection open. Thread-safe.
  */
-public final class NatsPublisher implements AsyncOutboxHandler {
+public final class NatsPublisher implements AsyncOutboxHandler, AutoCloseable {
 
   /** The JetStream header that carries the message id the stream deduplicates by. */
   public static final String MSG_ID_HEADER = "Nats-Msg-Id";
@@ -46,6 +51,11 @@ public final class NatsPublisher implements AsyncOutboxHandler {
   private final JetStream jetStream;
   private final Function<OutboxMessage, String> subject;
   private final Duration ackTimeout;
+
+  /** Acknowledgements awaited, so that close can wait for them. */
+  private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
+
+  private volatile boolean closed;
 
   private NatsPublisher(Builder builder) throws IOException {
     this.jetStream = builder.connection.jetStream(builder.options);
@@ -60,6 +70,9 @@ public final class NatsPublisher implements AsyncOutboxHandler {
 
   @Override
   public CompletionStage<?> handle(OutboxMessage message) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new PublishException("NatsPublisher is closed"));
+    }
     String to = Objects.requireNonNull(subject.apply(message), "subject of a message");
     Headers headers = new Headers();
     message.headers().forEach((name, value) -> headers.put(name, headerValue(value)));
@@ -71,21 +84,38 @@ public final class NatsPublisher implements AsyncOutboxHandler {
       return CompletableFuture.failedFuture(
           new PublishException("NATS publish failed: " + e.getMessage(), e));
     }
-    return ack.orTimeout(ackTimeout.toMillis(), TimeUnit.MILLISECONDS)
-        .handle(
-            (value, failure) -> {
-              if (failure == null) {
-                return value;
-              }
-              Throwable cause =
-                  failure instanceof CompletionException ? failure.getCause() : failure;
-              throw new PublishException(
-                  "NATS JetStream did not acknowledge the message on subject '"
-                      + to
-                      + "': "
-                      + cause,
-                  cause);
-            });
+    CompletableFuture<PublishAck> awaited = ack.orTimeout(ackTimeout.toMillis(), MILLISECONDS);
+    inFlight.add(awaited);
+    awaited.whenComplete((value, failure) -> inFlight.remove(awaited));
+    return awaited.handle(
+        (value, failure) -> {
+          if (failure == null) {
+            return value;
+          }
+          Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+          throw new PublishException(
+              "NATS JetStream did not acknowledge the message on subject '" + to + "': " + cause,
+              cause);
+        });
+  }
+
+  /**
+   * Refuses new messages (their stage fails with a {@link PublishException}) and waits, at most the
+   * ack timeout, for the acknowledgements of those in flight. The connection stays open: it is the
+   * application's. Idempotent. Close the relay first: it waits for its messages in flight, which
+   * need the publisher to settle.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    CompletableFuture<?>[] awaited = inFlight.toArray(CompletableFuture<?>[]::new);
+    try {
+      CompletableFuture.allOf(awaited).get(ackTimeout.toMillis(), MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // A failed or late acknowledgement fails its own attempt; close only bounds the wait.
+    }
   }
 
   /**

@@ -1,7 +1,11 @@
 package dev.jooqoutbox.publisher.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.publisher.PublishException;
 import dev.jooqoutbox.publisher.PublisherFixture;
 import dev.jooqoutbox.publisher.Received;
 import dev.jooqoutbox.publisher.TestBrokers;
@@ -12,8 +16,12 @@ import io.nats.client.ConnectionListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -79,6 +87,32 @@ abstract class NatsPublisherContract extends PublisherFixture {
     assertArrivedAsWritten(ids, received, true);
     assertInOrderPerAggregate(received, 20);
     assertThat(admin.message(ids.get(0)).orElseThrow().attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void closeWaitsForWhatIsInFlightThenRefusesAndLeavesTheConnectionOpen() throws Exception {
+    Connection connection = connection(TestBrokers.NATS_PORT);
+    NatsPublisher publisher =
+        NatsPublisher.builder(connection).ackTimeout(Duration.ofSeconds(5)).build();
+    List<CompletableFuture<?>> stages = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      stages.add(publisher.handle(message("close-" + i)).toCompletableFuture());
+    }
+
+    publisher.close(); // right after the publishes: their acknowledgements are still on the way
+
+    assertThat(stages).allMatch(s -> s.isDone() && !s.isCompletedExceptionally());
+    assertThat(stream.received()).hasSize(50);
+    CompletableFuture<?> refused = publisher.handle(message("late")).toCompletableFuture();
+    assertThatThrownBy(refused::join)
+        .hasCauseInstanceOf(PublishException.class)
+        .hasMessageContaining("NatsPublisher is closed");
+    assertThat(connection.getStatus()).isEqualTo(Connection.Status.CONNECTED);
+  }
+
+  private OutboxMessage message(String id) {
+    return new OutboxMessage(
+        1, id, "a", topic, "{}", Map.of(), 1, Instant.now(), new ObjectMapper());
   }
 
   @Test
