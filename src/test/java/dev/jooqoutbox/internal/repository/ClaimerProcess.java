@@ -1,8 +1,12 @@
 package dev.jooqoutbox.internal.repository;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import dev.jooqoutbox.OutboxMessage;
+import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,6 +65,12 @@ public final class ClaimerProcess {
         if (batch == 1) {
           System.out.println("CLAIMED");
           System.out.flush();
+          // Waits while the test's threads take their first batch each, so that every claimer
+          // has claimed once before they race, whoever then wins the races.
+          String go = new BufferedReader(new InputStreamReader(System.in, UTF_8)).readLine();
+          if (!"GO".equals(go)) {
+            throw new IllegalStateException("expected GO on standard input, got " + go);
+          }
         }
       }
     }

@@ -87,12 +87,19 @@ abstract class ConcurrentClaimContract extends DatabaseFixture {
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     try {
       CountDownLatch start = new CountDownLatch(1);
+      CountDownLatch firstClaims = new CountDownLatch(THREADS);
       List<Future<Integer>> claimers = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         String name = "thread-" + t;
-        claimers.add(pool.submit(claimer(name, start, claims)));
+        claimers.add(pool.submit(claimer(name, start, firstClaims, claims)));
       }
       start.countDown();
+      assertThat(firstClaims.await(60, TimeUnit.SECONDS)).as("every thread's first claim").isTrue();
+      if (process != null) {
+        // The process waits after its first batch until every thread has had one too.
+        process.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
+        process.getOutputStream().flush();
+      }
       for (Future<Integer> claimer : claimers) {
         claimer.get(60, TimeUnit.SECONDS);
       }
@@ -150,26 +157,43 @@ abstract class ConcurrentClaimContract extends DatabaseFixture {
       assertThat(longestRun).as("longest run claimed").isGreaterThan(1);
     }
 
-    // Claimers really ran side by side: at least two of them, and the second process when there
-    // is one. Not "every thread", nor two threads next to the process: SQLite's busy handler
-    // promises no fairness between waiting connections, so in a short drain the other process and
-    // one thread may win every race for the write lock (seen in CI: process and thread-3 only).
+    // Claimers really ran side by side: each claimed its first batch before any went on (see
+    // claimer), so every one of them claimed, whoever won the races after that. SQLite's busy
+    // handler promises no fairness between waiting connections:
+    // left to race from the start, one claimer could take the whole backlog.
     Set<String> claimers = all.stream().map(Claim::claimer).collect(Collectors.toSet());
-    assertThat(claimers).as("claimers that claimed").hasSizeGreaterThanOrEqualTo(2);
-    if (secondProcess) {
-      assertThat(claimers).as("claimers").contains("process");
-    } else {
-      assertThat(claimers).as("claimers").allMatch(c -> c.startsWith("thread-"));
+    Set<String> expected = new HashSet<>();
+    for (int t = 0; t < THREADS; t++) {
+      expected.add("thread-" + t);
     }
+    if (secondProcess) {
+      expected.add("process");
+    }
+    assertThat(claimers).as("claimers that claimed").isEqualTo(expected);
   }
 
+  /**
+   * A claimer thread. Once it has claimed and marked its first batch it waits until every thread
+   * has had one (while the second process, which had its first before, waits too): a thread that
+   * has one no longer competes, so each claims at least once whoever wins the races, and the rest
+   * of the drain is a free race.
+   */
   private Callable<Integer> claimer(
-      String name, CountDownLatch start, ConcurrentLinkedQueue<Claim> claims) {
+      String name,
+      CountDownLatch start,
+      CountDownLatch firstClaims,
+      ConcurrentLinkedQueue<Claim> claims) {
     return () -> {
       JooqOutboxRepository repository = new JooqOutboxRepository(db.dsl());
       start.await();
       int batches = 0;
+      boolean first = true;
       while (true) {
+        if (first && batches > 0) {
+          first = false;
+          firstClaims.countDown();
+          firstClaims.await();
+        }
         String token = name + "-" + batches;
         List<OutboxMessage> batch =
             repository.claim(Set.of(TOPIC), BATCH, maxRun, LEASE, token, Instant.now());
