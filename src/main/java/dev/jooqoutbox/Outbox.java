@@ -47,9 +47,15 @@ import org.jooq.TransactionListener;
  *       few milliseconds later (coalesced over all the commits of that time). A write whose
  *       transaction rolls back wakes nobody. This needs an after-commit hook for the write's
  *       transaction: jOOQ's transactions on a configuration with {@link #transactionListener()}
- *       have one. Other transactions fall back to a {@code NOTIFY} inside the transaction on
- *       PostgreSQL (delivered at commit; such writers commit one at a time on PostgreSQL's
- *       notification lock) and to the relays' poll elsewhere. See docs/guide.md.
+ *       have one, and building an outbox adds that listener to the configuration of its {@code
+ *       DSLContext} when jOOQ runs its transactions (its default transaction provider, as {@code
+ *       DSL.using(dataSource, dialect)} has): so {@code dsl.transaction(tx ->
+ *       outbox.write(tx.dsl(), ...))} on the context the outbox was built on gets it with nothing
+ *       to add. Spring-managed transactions have the Spring integration's hook. Other transactions
+ *       fall back to a {@code NOTIFY} inside the transaction on PostgreSQL (delivered at commit;
+ *       such writers commit one at a time on PostgreSQL's notification lock; the build logs a
+ *       warning when the outbox's own context is such a case) and to the relays' poll elsewhere.
+ *       See docs/guide.md.
  *   <li>When OpenTelemetry is present (see {@link Builder#openTelemetry}), the current trace
  *       context is stored in the message's headers (W3C {@code traceparent} and {@code tracestate}
  *       with the default propagators), unless the caller set one of those headers itself.
@@ -69,6 +75,9 @@ public final class Outbox {
   private final MessageWriter writer;
 
   private Outbox(Builder b) {
+    // Before the outbox derives its own context: jOOQ's transactions on the caller's get the
+    // after-commit wake-up (the listener is added to its configuration, once).
+    boolean hooked = b.notifyOnWrite && AfterCommit.installFor(b.dsl);
     this.dsl = OutboxNaming.apply(b.dsl, b.name);
     JooqOutboxRepository repository = new JooqOutboxRepository(dsl, b.mapper);
     this.writer =
@@ -78,16 +87,18 @@ public final class Outbox {
             new PayloadJson(b.mapper, b.maxPayloadBytes),
             b.clock,
             b.ids != null ? b.ids : new TimeOrderedIds(b.clock),
-            b.notifyOnWrite ? new WriterWakeup(repository, dsl) : null,
+            b.notifyOnWrite ? new WriterWakeup(repository, dsl, hooked) : null,
             Tracing.of(b.openTelemetry));
   }
 
   /**
-   * The jOOQ listener that gives writes in jOOQ's transactions the fast wake-up: add it to the
-   * configuration your transactions run on, {@code DSL.using(configuration.deriveAppending(
-   * Outbox.transactionListener()))}. A write in a transaction of that configuration then wakes
-   * relays right after the commit, without a statement in the transaction. Nested transactions
-   * count when the outermost one commits.
+   * The jOOQ listener that gives writes in jOOQ's transactions the fast wake-up. Building an outbox
+   * adds it to the configuration of the {@code DSLContext} it is built on (when jOOQ's default
+   * transaction provider runs its transactions); add it yourself to any other configuration your
+   * writes' transactions run on, {@code DSL.using(configuration.deriveAppending(
+   * Outbox.transactionListener()))}. A write in a transaction of such a configuration wakes relays
+   * right after the commit, without a statement in the transaction. Nested transactions count when
+   * the outermost one commits.
    */
   public static TransactionListener transactionListener() {
     return AfterCommit.jooqTransactionListener();

@@ -34,8 +34,12 @@ final class WriteBench {
     OUTBOX("write.outbox", "business tx + Outbox.write (notifyOnWrite off)"),
     OUTBOX_NOTIFY(
         "write.outbox_notify",
-        "business tx + Outbox.write, notifyOnWrite on without Outbox.transactionListener()"
+        "business tx (plain JDBC transaction) + Outbox.write, notifyOnWrite on"
             + " (fallback: NOTIFY inside the transaction)"),
+    OUTBOX_README(
+        "write.outbox_readme",
+        "README's setup: DSL.using(dataSource, dialect), Outbox.builder(dsl).build(),"
+            + " business tx + Outbox.write in dsl.transaction"),
     OUTBOX_WAKEUP(
         "write.outbox_wakeup",
         "business tx + Outbox.write, notifyOnWrite on with Outbox.transactionListener()"
@@ -59,6 +63,8 @@ final class WriteBench {
   private final Outbox quiet;
   private final Outbox notifying;
   private final DSLContext wakingDsl; // jOOQ transactions with the outbox's after-commit hook
+  private final DSLContext readmeDsl; // README's setup: the outbox's build adds the hook
+  private final Outbox readmeOutbox;
   private final String jdbcInsert;
   private ThreadLocalContextTransactionManager gruelboxTm;
   private TransactionOutbox gruelbox;
@@ -69,8 +75,12 @@ final class WriteBench {
     this.pool = db.pool(poolSize);
     this.dsl = db.dsl(pool);
     this.quiet = Outbox.builder(dsl).notifyOnWrite(false).build();
-    this.notifying = Outbox.create(dsl);
+    // On a context of its own: building an outbox with notifications on adds the after-commit
+    // listener to its context's configuration, and dsl's transactions stay as they were.
+    this.notifying = Outbox.create(db.dsl(pool));
     this.wakingDsl = DSL.using(dsl.configuration().deriveAppending(Outbox.transactionListener()));
+    this.readmeDsl = DSL.using(pool, db.dialect());
+    this.readmeOutbox = Outbox.builder(readmeDsl).build();
     this.jdbcInsert = jdbcInsertSql(db.kind());
   }
 
@@ -183,8 +193,10 @@ final class WriteBench {
       db.truncate();
       Workload.throughput(4, warmup, bench.tx(Variant.OUTBOX_WAKEUP));
       Workload.throughput(4, warmup, bench.tx(Variant.OUTBOX_NOTIFY));
+      Workload.throughput(4, warmup, bench.tx(Variant.OUTBOX_README));
       List<Variant> variants =
-          List.of(Variant.OUTBOX, Variant.OUTBOX_WAKEUP, Variant.OUTBOX_NOTIFY);
+          List.of(
+              Variant.OUTBOX, Variant.OUTBOX_WAKEUP, Variant.OUTBOX_NOTIFY, Variant.OUTBOX_README);
       for (int rep = 0; rep < opts.reps(); rep++) {
         for (int writers : writerCounts) {
           db.truncate();
@@ -206,6 +218,14 @@ final class WriteBench {
                 + writers
                 + " writers",
             "notify.wakeup.w" + writers,
+            "notify.off.w" + writers,
+            writers == 16 ? ">= 0.9" : null,
+            0.9,
+            true);
+        r.ratio(
+            "notify.readme_vs_off.w" + writers,
+            "commit rate with the README's setup / with notifyOnWrite off, " + writers + " writers",
+            "notify.readme.w" + writers,
             "notify.off.w" + writers,
             writers == 16 ? ">= 0.9" : null,
             0.9,
@@ -235,6 +255,7 @@ final class WriteBench {
       case OUTBOX -> "off";
       case OUTBOX_WAKEUP -> "wakeup";
       case OUTBOX_NOTIFY -> "intx";
+      case OUTBOX_README -> "readme";
       default -> throw new IllegalArgumentException(v.name());
     };
   }
@@ -280,8 +301,9 @@ final class WriteBench {
     return switch (v) {
       case BUSINESS -> i -> dsl.transaction(c -> Workload.insertOrder(c.dsl(), i));
       case OUTBOX -> outboxTx(dsl, quiet);
-      case OUTBOX_NOTIFY -> outboxTx(dsl, notifying);
+      case OUTBOX_NOTIFY -> jdbcOutboxTx(notifying);
       case OUTBOX_WAKEUP -> outboxTx(wakingDsl, notifying);
+      case OUTBOX_README -> outboxTx(readmeDsl, readmeOutbox);
       case JDBC ->
           i ->
               dsl.transaction(
@@ -319,6 +341,31 @@ final class WriteBench {
               outbox.write(
                   c.dsl(), Workload.aggregate(i), BenchDatabase.TOPIC, Workload.OrderPlaced.of(i));
             });
+  }
+
+  /**
+   * The business transaction with one {@code outbox.write}, in a plain JDBC transaction: nothing
+   * tells the outbox of its commit, so the write falls back to a NOTIFY inside it on PostgreSQL.
+   */
+  private Workload.Tx jdbcOutboxTx(Outbox outbox) {
+    return i -> {
+      try (Connection connection = pool.getConnection()) {
+        connection.setAutoCommit(false);
+        try {
+          DSLContext tx = DSL.using(connection, db.dialect());
+          Workload.insertOrder(tx, i);
+          outbox.write(tx, Workload.aggregate(i), BenchDatabase.TOPIC, Workload.OrderPlaced.of(i));
+          connection.commit();
+        } catch (RuntimeException | java.sql.SQLException e) {
+          connection.rollback();
+          throw e;
+        } finally {
+          connection.setAutoCommit(true);
+        }
+      } catch (java.sql.SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    };
   }
 
   private void jdbcInsert(Connection connection, long i) throws java.sql.SQLException {

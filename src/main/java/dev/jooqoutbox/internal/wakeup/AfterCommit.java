@@ -42,6 +42,16 @@ public interface AfterCommit {
     return JooqTransactions.INSTANCE;
   }
 
+  /**
+   * Gives jOOQ's own transactions on {@code dsl}'s configuration the built-in hook: adds {@link
+   * #jooqTransactionListener()} to it when jOOQ manages its transactions and it lacks the listener.
+   * Returns whether writes in transactions of {@code dsl} have an after-commit hook now (the
+   * built-in one, or a registered integration's).
+   */
+  static boolean installFor(DSLContext dsl) {
+    return JooqTransactions.installInto(dsl.configuration()) || !Hooks.REGISTERED.isEmpty();
+  }
+
   /** Asks each hook in turn, the built-in one first; false when none manages {@code tx}. */
   static boolean anyRunAfterCommit(DSLContext tx, Runnable action) {
     if (JooqTransactions.INSTANCE.runAfterCommit(tx, action)) {

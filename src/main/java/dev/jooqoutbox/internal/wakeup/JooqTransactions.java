@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.wakeup;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -8,6 +9,9 @@ import org.jooq.Configuration;
 import org.jooq.DSLContext;
 import org.jooq.TransactionContext;
 import org.jooq.TransactionListener;
+import org.jooq.TransactionListenerProvider;
+import org.jooq.impl.DefaultTransactionListenerProvider;
+import org.jooq.impl.DefaultTransactionProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +31,39 @@ final class JooqTransactions implements TransactionListener, AfterCommit {
   private static final Object KEY = JooqTransactions.class.getName() + ".scope";
 
   private JooqTransactions() {}
+
+  /**
+   * Adds this listener to {@code configuration} unless it carries it already, when jOOQ manages its
+   * transactions ({@link DefaultTransactionProvider}): what {@code DSL.using(dataSource, dialect)}
+   * gives. Returns whether the configuration carries it now. Another provider (Spring's, an
+   * application's own) decides itself when a transaction commits, so its configuration is left as
+   * it is: a hook of that integration serves it, or the fallback.
+   */
+  static boolean installInto(Configuration configuration) {
+    if (!(configuration.transactionProvider() instanceof DefaultTransactionProvider)) {
+      return carries(configuration);
+    }
+    synchronized (configuration) { // two outboxes built at once on one configuration add it once
+      if (carries(configuration)) {
+        return true;
+      }
+      TransactionListenerProvider[] providers = configuration.transactionListenerProviders();
+      TransactionListenerProvider[] with = Arrays.copyOf(providers, providers.length + 1);
+      with[providers.length] = new DefaultTransactionListenerProvider(INSTANCE);
+      configuration.set(with);
+      return true;
+    }
+  }
+
+  /** Whether {@code configuration}'s transactions tell this listener when they begin and end. */
+  static boolean carries(Configuration configuration) {
+    for (TransactionListenerProvider provider : configuration.transactionListenerProviders()) {
+      if (provider.provide() == INSTANCE) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   @Override
   public boolean runAfterCommit(DSLContext tx, Runnable action) {

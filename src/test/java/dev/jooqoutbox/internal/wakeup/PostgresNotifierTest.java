@@ -8,17 +8,22 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jooq.ExecuteListener;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultExecuteListenerProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -175,6 +180,43 @@ class PostgresNotifierTest {
     assertThat(heard)
         .extracting(PGNotification::getPID)
         .doesNotContainAnyElementsOf(writerBackends);
+  }
+
+  /**
+   * README's setup exactly: {@code DSL.using(dataSource, SQLDialect.POSTGRES)}, an outbox built on
+   * it, writes in its jOOQ transactions, nothing else. Building the outbox gave the context the
+   * after-commit hook, so the writer's transaction runs no NOTIFY (its statements are recorded; the
+   * notifier shares the pool, so the sender's backend can be the writer's after its commit), and
+   * the notification still comes.
+   */
+  @Test
+  void theReadmesSetupNotifiesAfterTheCommitNotFromTheWritersTransaction() throws Exception {
+    DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+    Outbox readme = Outbox.builder(dsl).build();
+    List<String> inTransaction = new CopyOnWriteArrayList<>();
+    AtomicBoolean inside = new AtomicBoolean();
+    dsl.configuration()
+        .set(
+            new DefaultExecuteListenerProvider(
+                ExecuteListener.onExecuteStart(
+                    ctx -> {
+                      if (inside.get()) {
+                        inTransaction.add(ctx.sql());
+                      }
+                    })));
+
+    dsl.transaction(
+        tx -> {
+          inside.set(true);
+          readme.write(tx.dsl(), "a", "t", Map.of());
+          inside.set(false);
+        });
+
+    assertThat(inTransaction).as("the writer's statements").isNotEmpty();
+    assertThat(inTransaction).noneMatch(sql -> sql.toLowerCase(Locale.ROOT).contains("notify"));
+    List<PGNotification> heard = OwnPostgresDatabase.notifications(listener, WAIT, true);
+    heard.addAll(OwnPostgresDatabase.notifications(listener, QUIET, false));
+    assertThat(heard).hasSize(1);
   }
 
   @Test

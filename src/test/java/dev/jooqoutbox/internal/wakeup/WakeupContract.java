@@ -154,11 +154,37 @@ abstract class WakeupContract extends DatabaseFixture {
       connection.commit();
       connection.setAutoCommit(true);
     }
-    // A jOOQ transaction on a configuration without the listener: the same.
-    db.dsl().transaction(tx -> Outbox.create(db.dsl()).write(tx.dsl(), "b", "t", Map.of()));
+    // A jOOQ transaction whose configuration never met an outbox (lacks the listener): the same.
+    DSLContext plain = DSL.using(db.dataSource(), db.dialect());
+    plain.transaction(tx -> outbox.write(tx.dsl(), "b", "t", Map.of()));
 
     assertThat(wakeups).isEmpty();
     assertThat(visibleMessages()).isEqualTo(2);
+  }
+
+  @Test
+  void theReadmesSetupGetsTheFastPathWithNothingToAdd() {
+    // README: DSL.using(dataSource, dialect), an outbox built on it, writes in its transactions.
+    DSLContext dsl = DSL.using(db.dataSource(), db.dialect());
+    Outbox readme = Outbox.builder(dsl).build();
+    Outbox.builder(dsl).build(); // a second outbox on it adds the listener no second time
+
+    dsl.transaction(
+        tx -> {
+          readme.write(tx.dsl(), "a", "t", Map.of());
+          assertThat(wakeups).as("wake-ups before the commit").isEmpty();
+        });
+
+    assertThat(wakeups).containsExactly(1);
+    assertThat(JooqTransactions.carries(dsl.configuration())).isTrue();
+    assertThat(dsl.configuration().transactionListenerProviders()).hasSize(1);
+  }
+
+  @Test
+  void anOutboxWithNotificationsOffLeavesTheConfigurationAsItIs() {
+    DSLContext dsl = DSL.using(db.dataSource(), db.dialect());
+    Outbox.builder(dsl).notifyOnWrite(false).build();
+    assertThat(dsl.configuration().transactionListenerProviders()).isEmpty();
   }
 
   @Test
