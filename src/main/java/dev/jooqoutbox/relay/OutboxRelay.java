@@ -4,12 +4,16 @@ import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.internal.relay.CurrentMessage;
 import dev.jooqoutbox.internal.relay.RelayConfig;
 import dev.jooqoutbox.internal.relay.RelayEngine;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Delivers outbox messages to the handlers of their topics: at least once, in {@code seq} order per
@@ -47,8 +51,11 @@ import org.jooq.impl.DSL;
  */
 public final class OutboxRelay implements AutoCloseable {
 
+  private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+
   private final Set<String> topics;
   private final RelayEngine engine;
+  private final CountDownLatch closed = new CountDownLatch(1);
 
   OutboxRelay(RelayConfig config) {
     this.topics = Set.copyOf(config.handlers().keySet());
@@ -79,7 +86,8 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * Starts the worker thread (and, on PostgreSQL, the LISTEN thread). Call once.
+   * Starts the worker thread (and, on PostgreSQL, the LISTEN thread). Call once. The relay's
+   * threads are daemon threads: they do not keep the JVM alive (see {@link #awaitClosed}).
    *
    * @throws IllegalStateException when started before or closed
    */
@@ -115,5 +123,45 @@ public final class OutboxRelay implements AutoCloseable {
   @Override
   public void close() {
     engine.close();
+    closed.countDown();
+  }
+
+  /**
+   * Blocks until {@link #close()} has finished. The relay's threads are daemon threads, so a {@code
+   * main} that starts a relay and returns ends the JVM at once, delivering nothing: a worker
+   * process whose only work is the relay ends its {@code main} with this, after {@link
+   * #closeOnShutdown}.
+   *
+   * @throws InterruptedException when the waiting thread is interrupted
+   */
+  public void awaitClosed() throws InterruptedException {
+    closed.await();
+  }
+
+  /**
+   * Closes the relay gracefully when the JVM shuts down (SIGTERM, SIGINT, {@code System.exit}, or
+   * the last non-daemon thread ending), then closes {@code thenClose} in order (typically the pool
+   * the relay uses), all in one shutdown hook: a separate hook closing the pool could run first,
+   * leaving the relay unable to give back what it claimed. Running handlers finish and the rest of
+   * the claimed messages is released within the shutdown timeout; a SIGKILL runs nothing, and then
+   * the leases run out. An exception from one of {@code thenClose} is logged and the next is still
+   * closed.
+   */
+  public void closeOnShutdown(AutoCloseable... thenClose) {
+    List<AutoCloseable> after = List.of(thenClose);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  close();
+                  for (AutoCloseable resource : after) {
+                    try {
+                      resource.close();
+                    } catch (Exception e) {
+                      log.warn("closing {} after the relay failed", resource, e);
+                    }
+                  }
+                },
+                "jooq-outbox-relay-shutdown"));
   }
 }

@@ -121,6 +121,11 @@ public final class ChildJvm {
     return waitFor(10);
   }
 
+  /** SIGTERM (on Linux): the JVM runs its shutdown hooks, then exits with 143. */
+  void terminate() {
+    process.destroy();
+  }
+
   /** Waits up to {@code seconds} for the exit; returns the exit code, or -1 when still running. */
   int waitFor(int seconds) {
     try {

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.faults;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class PostgresWorkerShutdownTest extends WorkerShutdownContract {
+  PostgresWorkerShutdownTest() {
+    super(TestDatabase.Kind.POSTGRES);
+  }
+}

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.faults;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class SqliteWorkerShutdownTest extends WorkerShutdownContract {
+  SqliteWorkerShutdownTest() {
+    super(TestDatabase.Kind.SQLITE);
+  }
+}
