@@ -5,10 +5,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A diagnostic for docs/benchmarks.md (issue 13b), not a figure: one started relay with batch 100
- * drains for 6 s a 100,000 backlog over 10 and over 1000 aggregates, twice each, and prints its
- * claims from its own Micrometer meters: how many, how long, how many came back empty, and the mean
- * size of the others. {@code java ... HotClaims <postgres url>}.
+ * A diagnostic for docs/benchmarks-history.md (issue 13b), not a figure: one started relay with
+ * batch 100 drains for 6 s a 100,000 backlog over 10 and over 1000 aggregates, twice each, and
+ * prints its claims from its own Micrometer meters: how many, how long, how many came back empty,
+ * and the mean size of the others. {@code java ... HotClaims <postgres url>}.
  */
 public final class HotClaims {
 

@@ -4,10 +4,10 @@ import java.sql.*;
 import java.util.*;
 
 /**
- * A diagnostic for docs/benchmarks.md (issue 14f), not a figure: on {@code n} pending rows of which
- * the first half were leased and marked sent without a vacuum since, prints the plans (EXPLAIN
- * ANALYZE, BUFFERS, rolled back) of the repository's lease and mark-sent statements for the next
- * 100 seqs and of the floor's refresh. {@code java ... LeasePlan <postgres url> <n>}.
+ * A diagnostic for docs/benchmarks-history.md (issue 14f), not a figure: on {@code n} pending rows
+ * of which the first half were leased and marked sent without a vacuum since, prints the plans
+ * (EXPLAIN ANALYZE, BUFFERS, rolled back) of the repository's lease and mark-sent statements for
+ * the next 100 seqs and of the floor's refresh. {@code java ... LeasePlan <postgres url> <n>}.
  */
 public final class LeasePlan {
 
