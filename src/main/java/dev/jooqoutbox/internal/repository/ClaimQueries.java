@@ -173,13 +173,10 @@ final class ClaimQueries {
         .where(aggAggregate.isNotNull());
   }
 
-  /**
-   * The skip scan as {@code min(seq) ... group by aggregate}, which MariaDB and MySQL answer with a
-   * loose index scan ("using index for group-by").
-   */
-  static Select<Record1<Long>> groupedHeads(int aggregates) {
+  /** */
+  static Select<Record1<Long>> groupedHeads() {
     var h = OUTBOX_MESSAGE.as("h");
-    return select(min(h.SEQ)).from(h).where(pending(h)).groupBy(h.AGGREGATE).limit(aggregates);
+    return select(min(h.SEQ).as("head")).from(h).where(pending(h)).groupBy(h.AGGREGATE);
   }
 
   /**
