@@ -17,9 +17,10 @@ import org.jooq.impl.DSL;
 
 /**
  * The database a command works on, opened from the JDBC URL an operator typed: a small Hikari pool
- * and the jOOQ dialect the URL names. Every way of not getting there (unsupported URL, unreachable
- * server, missing SQLite file, missing tables) is a {@link CliException} with a message that says
- * what to do. Messages show the URL with any password masked.
+ * and the jOOQ dialect the URL names. An unsupported URL or an invalid outbox name is a usage error
+ * ({@link DatabaseOption}); every other way of not getting there (unreachable server, missing
+ * SQLite file, missing tables) is a {@link CliException} with a message that says what to do.
+ * Messages show the URL with any password masked.
  */
 final class CliDatabase implements AutoCloseable {
 
@@ -44,9 +45,9 @@ final class CliDatabase implements AutoCloseable {
    */
   static CliDatabase open(DatabaseOption option) {
     OutboxName name = option.name();
+    SQLDialect dialect = option.dialect();
     String url = option.url;
     String display = JdbcUrls.redact(url);
-    SQLDialect dialect = dialectOf(url);
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(JdbcUrls.effectiveUrl(url));
     config.setPoolName("outbox-cli");
@@ -67,10 +68,11 @@ final class CliDatabase implements AutoCloseable {
    * reads or changes the outbox; a SQLite file that does not exist is an error, not created.
    */
   static CliDatabase openMigrated(DatabaseOption option) {
-    option.name(); // an invalid --outbox fails before anything is opened
+    // Bad arguments fail before anything is looked at or opened.
+    option.name();
+    option.dialect();
     String url = option.url;
     String display = JdbcUrls.redact(url);
-    dialectOf(url);
     Path sqliteFile = JdbcUrls.sqliteFile(url);
     if (sqliteFile != null && !Files.exists(sqliteFile)) {
       throw new CliException(
@@ -128,14 +130,6 @@ final class CliDatabase implements AutoCloseable {
   @Override
   public void close() {
     dataSource.close();
-  }
-
-  private static SQLDialect dialectOf(String url) {
-    try {
-      return JdbcUrls.dialect(url);
-    } catch (IllegalArgumentException unsupported) {
-      throw new CliException(unsupported.getMessage());
-    }
   }
 
   static String shellQuoted(String text) {
