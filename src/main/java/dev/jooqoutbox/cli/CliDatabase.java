@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.internal.cli.ConnectFailures;
 import dev.jooqoutbox.internal.cli.JdbcUrls;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +60,8 @@ final class CliDatabase implements AutoCloseable {
       // password or database name fails now, with the driver's reason.
       return new CliDatabase(display, new HikariDataSource(config), dialect, name);
     } catch (RuntimeException e) {
-      throw new CliException("cannot connect to " + display + ": " + JdbcUrls.reason(e), e);
+      throw new CliException(
+          "cannot connect to " + display + ": " + ConnectFailures.describe(e), e);
     }
   }
 
