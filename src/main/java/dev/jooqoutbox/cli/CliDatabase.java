@@ -45,14 +45,27 @@ final class CliDatabase implements AutoCloseable {
    * that set a database up: {@code migrate}, the demo.
    */
   static CliDatabase open(DatabaseOption option) {
+    return open(option, JdbcUrls.effectiveUrl(option.url), 2);
+  }
+
+  /**
+   * An empty in-memory SQLite database standing in for the SQLite file {@code --db} names, which
+   * does not exist: the SQL a migration prints for it is the SQL it would run on the new file, and
+   * no file is created. Messages still show the operator's URL.
+   */
+  static CliDatabase openEmptyStandIn(DatabaseOption option) {
+    // One connection, kept for the whole command: each connection to :memory: is its own database.
+    return open(option, "jdbc:sqlite::memory:", 1);
+  }
+
+  private static CliDatabase open(DatabaseOption option, String jdbcUrl, int poolSize) {
     OutboxName name = option.name();
     SQLDialect dialect = option.dialect();
-    String url = option.url;
-    String display = JdbcUrls.redact(url);
+    String display = JdbcUrls.redact(option.url);
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(JdbcUrls.effectiveUrl(url));
+    config.setJdbcUrl(jdbcUrl);
     config.setPoolName("outbox-cli");
-    config.setMaximumPoolSize(2);
+    config.setMaximumPoolSize(poolSize);
     config.setMinimumIdle(1);
     config.setConnectionTimeout(10_000);
     try {
@@ -66,6 +79,15 @@ final class CliDatabase implements AutoCloseable {
   }
 
   /**
+   * The SQLite file {@code --db} names when it does not exist; null when it exists, or the URL is
+   * not a plain SQLite file URL.
+   */
+  static Path missingSqliteFile(DatabaseOption option) {
+    Path file = JdbcUrls.sqliteFile(option.url);
+    return file != null && !Files.exists(file) ? file.toAbsolutePath() : null;
+  }
+
+  /**
    * Opens the database at {@code url} and requires the outbox tables in it. For every command that
    * reads or changes the outbox; a SQLite file that does not exist is an error, not created.
    */
@@ -73,13 +95,12 @@ final class CliDatabase implements AutoCloseable {
     // Bad arguments fail before anything is looked at or opened.
     option.name();
     option.dialect();
-    String url = option.url;
-    String display = JdbcUrls.redact(url);
-    Path sqliteFile = JdbcUrls.sqliteFile(url);
-    if (sqliteFile != null && !Files.exists(sqliteFile)) {
+    String display = JdbcUrls.redact(option.url);
+    Path sqliteFile = missingSqliteFile(option);
+    if (sqliteFile != null) {
       throw new CliException(
           "there is no SQLite database at "
-              + sqliteFile.toAbsolutePath()
+              + sqliteFile
               + ": run `outbox migrate "
               + option.again(display)
               + "` first (it creates the file)");
