@@ -182,13 +182,26 @@ public final class OutboxAdmin {
 
   /** As {@link #purge(Duration)}, deleting at most {@code batchSize} rows per statement. */
   public PurgeResult purge(Duration olderThan, int batchSize) {
-    if (olderThan == null || olderThan.isNegative()) {
-      throw new IllegalArgumentException("olderThan must be zero or positive, was " + olderThan);
-    }
+    Instant cutoff = cutoff(olderThan);
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be at least 1, was " + batchSize);
     }
-    Instant cutoff = clock.instant().minus(olderThan);
     return repository.purge(cutoff, batchSize);
+  }
+
+  /**
+   * What {@link #purge(Duration) purge(olderThan)} would delete now, counted, deleting nothing: a
+   * dry run. The counts are of this moment; rows sent or received meanwhile age past the cutoff, so
+   * a purge run later may delete more. Counts over the sent-at and inbox indexes.
+   */
+  public PurgeResult purgeCount(Duration olderThan) {
+    return repository.purgeCount(cutoff(olderThan));
+  }
+
+  private Instant cutoff(Duration olderThan) {
+    if (olderThan == null || olderThan.isNegative()) {
+      throw new IllegalArgumentException("olderThan must be zero or positive, was " + olderThan);
+    }
+    return clock.instant().minus(olderThan);
   }
 }

@@ -211,10 +211,20 @@ abstract class OutboxAdminContract extends DatabaseFixture {
     }
     clock.advance(Duration.ofDays(8));
 
+    assertThat(admin.purgeCount(Duration.ofDays(9))).isEqualTo(new PurgeResult(0, 0));
+    assertThat(admin.purgeCount(Duration.ofDays(7)))
+        .as("a dry run")
+        .isEqualTo(new PurgeResult(1, 0));
+    assertThat(db.dsl().fetchValues(OUTBOX_MESSAGE.ID))
+        .as("the dry run deleted nothing")
+        .containsExactlyInAnyOrder(sent, dead, pending);
     assertThat(admin.purge(Duration.ofDays(9))).isEqualTo(new PurgeResult(0, 0));
     assertThat(admin.purge(Duration.ofDays(7), 1)).isEqualTo(new PurgeResult(1, 0));
     assertThat(db.dsl().fetchValues(OUTBOX_MESSAGE.ID)).containsExactlyInAnyOrder(dead, pending);
     assertThatThrownBy(() -> admin.purge(Duration.ofDays(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("olderThan");
+    assertThatThrownBy(() -> admin.purgeCount(Duration.ofDays(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("olderThan");
     assertThatThrownBy(() -> admin.purge(Duration.ofDays(1), 0))

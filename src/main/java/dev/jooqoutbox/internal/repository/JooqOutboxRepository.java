@@ -280,6 +280,11 @@ public final class JooqOutboxRepository {
     return purger.purge(cutoff, batchSize);
   }
 
+  /** What {@link #purge} with {@code cutoff} would delete now, counted. */
+  public PurgeResult purgeCount(Instant cutoff) {
+    return purger.count(cutoff);
+  }
+
   /** Totals over every topic, from one read of the table. */
   public OutboxStats stats(Instant now) {
     return OutboxStats.sum(statsByTopic(now).values());
