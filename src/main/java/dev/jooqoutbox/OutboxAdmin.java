@@ -136,6 +136,27 @@ public final class OutboxAdmin {
   }
 
   /**
+   * The pending messages that wait behind an outcome-unknown message of their aggregate: an older
+   * message of the same aggregate whose outcome is unknown and that is neither sent nor dead. They
+   * go once it is resolved ({@link #resolve}). Reads the outcome-unknown rows, then the pending
+   * rows of their aggregates: for operators and dashboards, not per request.
+   */
+  public BlockedMessages blockedBehindUnknown() {
+    return repository.blockedBehindUnknown();
+  }
+
+  /**
+   * The pending messages that wait behind a message of their aggregate waiting for its retry: an
+   * older message of the same aggregate that failed (it has a last error), is not leased, and is
+   * due again only later. They go once it is delivered, or dead-lettered. A message delayed or
+   * rescheduled without a failure is not counted as blocking. Reads every pending row: for
+   * operators, not per request.
+   */
+  public BlockedMessages blockedBehindRetry() {
+    return repository.blockedBehindRetry(clock.instant());
+  }
+
+  /**
    * Resolves outcome-unknown message {@code id} by hand: {@link Resolution#SENT} marks it sent,
    * {@link Resolution#RETRY} has it delivered again at once (the unknown attempt not counting
    * against its maximum), {@link Resolution#DEAD} dead-letters it. Each unblocks its aggregate. A

@@ -8,6 +8,7 @@ import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -193,6 +194,59 @@ abstract class OutboxAdminContract extends DatabaseFixture {
     assertThat(admin.pendingCount()).isOne();
     assertThat(admin.oldestPendingAge()).isEqualTo(Duration.ofSeconds(15));
     assertThat(admin.deadCount()).isOne();
+  }
+
+  /**
+   * card-1: unknown, then two pending. card-2: unknown, then one. card-3: unknown alone. r-1:
+   * failed and backing off, then two. delayed: rescheduled without a failure, then one. dead-1: a
+   * dead letter, then one. leased-1: leased, then one. Only the first two wait behind unknowns,
+   * only r-1's behind a retry.
+   */
+  @Test
+  void blockedMessagesAreCountedBehindWhatBlocksThem() {
+    assertThat(admin.blockedBehindUnknown()).isEqualTo(BlockedMessages.NONE);
+    assertThat(admin.blockedBehindRetry()).isEqualTo(BlockedMessages.NONE);
+    Map<String, String> heads = new java.util.LinkedHashMap<>();
+    for (String aggregate :
+        List.of("card-1", "card-2", "card-3", "r-1", "delayed", "dead-1", "leased-1")) {
+      heads.put(aggregate, write(aggregate, "t"));
+    }
+    write("card-1", "u"); // ordered per aggregate, whatever the topic
+    write("card-1", "t");
+    write("card-2", "t");
+    write("r-1", "t");
+    write("r-1", "t");
+    write("delayed", "t");
+    write("dead-1", "t");
+    write("leased-1", "t");
+    Instant now = clock.instant();
+    Instant later = now.plusSeconds(600);
+    for (OutboxMessage m : relaySide.claim(Set.of("t", "u"), 100, LEASE, "token", now)) {
+      assertThat(m.id()).isEqualTo(heads.get(m.aggregate()));
+      long seq = m.seq();
+      switch (m.aggregate()) {
+        case "r-1" -> assertThat(relaySide.retryLater("token", seq, "boom", later)).isTrue();
+        case "delayed" -> assertThat(relaySide.outcomes().reschedule("token", seq, later)).isTrue();
+        case "dead-1" -> assertThat(relaySide.deadLetter("token", seq, "poison", now)).isTrue();
+        case "leased-1" -> {}
+        default ->
+            assertThat(relaySide.outcomes().markUnknown("token", seq, null, "?", now, later))
+                .isTrue();
+      }
+    }
+
+    assertThat(admin.blockedBehindUnknown())
+        .isEqualTo(new BlockedMessages(3, 2, "card-1", heads.get("card-1")));
+    assertThat(admin.blockedBehindRetry())
+        .isEqualTo(new BlockedMessages(2, 1, "r-1", heads.get("r-1")));
+
+    assertThat(admin.resolve(heads.get("card-1"), Resolution.DEAD)).isTrue();
+    assertThat(admin.blockedBehindUnknown())
+        .isEqualTo(new BlockedMessages(1, 1, "card-2", heads.get("card-2")));
+    clock.advance(Duration.ofSeconds(600));
+    assertThat(admin.blockedBehindRetry())
+        .as("due again: no longer waiting")
+        .isEqualTo(BlockedMessages.NONE);
   }
 
   @Test
