@@ -179,9 +179,11 @@ public final class OutboxAdmin {
    * Stores the remote system's reference for message {@code id}, learned after its outcome became
    * unknown, unless it has one already: a stored reference is never replaced.
    *
-   * @return false when no message has this id
+   * @return {@link RemoteRefResult#ADDED} when it is stored now, {@link RemoteRefResult#KEPT} when
+   *     the message already had one (this one or another) and keeps it, {@link
+   *     RemoteRefResult#NO_MESSAGE} when no message has this id
    */
-  public boolean addRemoteRef(String id, String remoteRef) {
+  public RemoteRefResult addRemoteRef(String id, String remoteRef) {
     return repository
         .outcomes()
         .addRemoteRef(Objects.requireNonNull(id, "id"), Objects.requireNonNull(remoteRef, "ref"));

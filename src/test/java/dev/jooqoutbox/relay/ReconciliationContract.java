@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.RemoteRefResult;
 import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.ResolutionConflictException;
 import dev.jooqoutbox.testing.TestDatabase;
@@ -283,9 +284,10 @@ abstract class ReconciliationContract extends RelayContractSupport {
     OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
     assertThat(row(id).getRemoteRef()).isNull();
 
-    assertThat(admin.addRemoteRef(id, "ch_1")).isTrue();
-    assertThat(admin.addRemoteRef(id, "ch_2")).isTrue();
-    assertThat(admin.addRemoteRef("no-such-id", "ch_3")).isFalse();
+    assertThat(admin.addRemoteRef(id, "ch_1")).isEqualTo(RemoteRefResult.ADDED);
+    assertThat(admin.addRemoteRef(id, "ch_2")).isEqualTo(RemoteRefResult.KEPT);
+    assertThat(admin.addRemoteRef(id, "ch_1")).as("the same again").isEqualTo(RemoteRefResult.KEPT);
+    assertThat(admin.addRemoteRef("no-such-id", "ch_3")).isEqualTo(RemoteRefResult.NO_MESSAGE);
 
     assertThat(row(id).getRemoteRef()).isEqualTo("ch_1");
     assertThat(admin.unknownOutcomes(5).get(0).remoteRef()).isEqualTo("ch_1");

@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.repository;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import dev.jooqoutbox.OutboxException;
+import dev.jooqoutbox.RemoteRefResult;
 import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.ResolutionConflictException;
 import dev.jooqoutbox.UnknownOutcome;
@@ -154,13 +155,19 @@ public final class OutcomeStore {
             + ")");
   }
 
-  /** Stores {@code remoteRef} for message {@code id} if it has none; false when no such message. */
-  public boolean addRemoteRef(String id, String remoteRef) {
-    return dsl.update(OUTBOX_MESSAGE)
-            .set(OUTBOX_MESSAGE.REMOTE_REF, keepStored(remoteRef))
+  /** Stores {@code remoteRef} for message {@code id} if it has none, and says what it did. */
+  public RemoteRefResult addRemoteRef(String id, String remoteRef) {
+    var add =
+        dsl.update(OUTBOX_MESSAGE)
+            .set(OUTBOX_MESSAGE.REMOTE_REF, remoteRef)
             .where(OUTBOX_MESSAGE.ID.eq(id))
-            .execute()
-        == 1;
+            .and(OUTBOX_MESSAGE.REMOTE_REF.isNull());
+    if (Deadlocks.retry(add::execute) == 1) {
+      return RemoteRefResult.ADDED;
+    }
+    return dsl.fetchExists(OUTBOX_MESSAGE, OUTBOX_MESSAGE.ID.eq(id))
+        ? RemoteRefResult.KEPT
+        : RemoteRefResult.NO_MESSAGE;
   }
 
   /** How many messages are outcome-unknown: read from the unknown index, in steps. */
