@@ -20,6 +20,12 @@ import org.jooq.DSLContext;
  * inside a caller's transaction, and never blocks a running relay: they touch only dead letters,
  * sent rows, outcome-unknown rows, or read.
  *
+ * <p>One rule for the methods that take a message id ({@link #requeue}, {@link #resolve}, {@link
+ * #addRemoteRef}, {@link #message}): an id no message has (never written, or purged) is not an
+ * error. Nothing is done, and the result says so: {@code false}, {@link Optional#empty()} or {@link
+ * RemoteRefResult#NO_MESSAGE}. An exception means a real conflict: {@link
+ * ResolutionConflictException} when the message exists and was settled another way.
+ *
  * <p>Thread-safe and immutable.
  */
 public final class OutboxAdmin {
@@ -163,10 +169,12 @@ public final class OutboxAdmin {
    * conditional update: of concurrent resolutions (operators, a reconciler) exactly one takes
    * effect.
    *
-   * @return true when this call resolved it; false when it was already resolved the same way
-   *     (repeating a resolution is safe)
-   * @throws ResolutionConflictException when no message has this id, or it is not outcome-unknown
-   *     and was not resolved this way (another resolution came first); nothing is changed
+   * @return true when this call resolved it; false when nothing was done: it was already resolved
+   *     the same way (repeating a resolution is safe), or no message has this id ({@link #message}
+   *     tells which)
+   * @throws ResolutionConflictException when the message is not outcome-unknown and was not
+   *     resolved this way (another resolution came first, or it never was outcome-unknown); nothing
+   *     is changed
    */
   public boolean resolve(String id, Resolution resolution) {
     Objects.requireNonNull(id, "id");

@@ -170,6 +170,36 @@ abstract class OutboxAdminContract extends DatabaseFixture {
     assertThat(admin.deadCount()).isZero();
   }
 
+  /** The class Javadoc's rule: an unknown id is "nothing done", never an exception. */
+  @Test
+  void anIdNoMessageHasIsNothingDoneForEveryIdOperation() {
+    String kept = write("a", "t");
+    for (String unknown : List.of("no-such-id", kept + " ", "")) {
+      assertThat(admin.requeue(unknown)).as(unknown).isFalse();
+      for (Resolution how : Resolution.values()) {
+        assertThat(admin.resolve(unknown, how)).as("%s %s", unknown, how).isFalse();
+      }
+      assertThat(admin.addRemoteRef(unknown, "ch_1")).isEqualTo(RemoteRefResult.NO_MESSAGE);
+      assertThat(admin.message(unknown)).as(unknown).isEmpty();
+    }
+    MessageState untouched = admin.message(kept).orElseThrow();
+    assertThat(untouched.status()).isEqualTo(MessageStatus.PENDING);
+    assertThat(db.dsl().fetchValue(OUTBOX_MESSAGE.REMOTE_REF, OUTBOX_MESSAGE.ID.eq(kept))).isNull();
+    // A real conflict is still one: the message exists and never was outcome-unknown.
+    assertThatThrownBy(() -> admin.resolve(kept, Resolution.SENT))
+        .isInstanceOf(ResolutionConflictException.class);
+  }
+
+  @Test
+  void addRemoteRefSaysWhetherItAddedOrKept() {
+    String id = write("a", "t");
+    assertThat(admin.addRemoteRef(id, "ch_1")).isEqualTo(RemoteRefResult.ADDED);
+    assertThat(admin.addRemoteRef(id, "ch_2")).isEqualTo(RemoteRefResult.KEPT);
+    assertThat(admin.addRemoteRef(id, "ch_1")).isEqualTo(RemoteRefResult.KEPT);
+    assertThat(db.dsl().fetchValue(OUTBOX_MESSAGE.REMOTE_REF, OUTBOX_MESSAGE.ID.eq(id)))
+        .isEqualTo("ch_1");
+  }
+
   @Test
   void statsAndCheapGaugesAgree() {
     write("a", "t");

@@ -121,9 +121,10 @@ public final class OutcomeStore {
   /**
    * An operator's resolution of message {@code id}, whoever leases it.
    *
-   * @return true when this call resolved it, false when it was already resolved the same way
-   * @throws ResolutionConflictException when no message has this id, or it is not outcome-unknown
-   *     and was not resolved this way
+   * @return true when this call resolved it, false when nothing was done: no message has this id,
+   *     or it was already resolved the same way
+   * @throws ResolutionConflictException when it is not outcome-unknown and was not resolved this
+   *     way
    */
   public boolean resolve(String id, Resolution resolution, String reason, Instant now) {
     var update = resolved(resolution, reason, now).where(OUTBOX_MESSAGE.ID.eq(id)).and(unknown());
@@ -136,7 +137,7 @@ public final class OutcomeStore {
             .where(OUTBOX_MESSAGE.ID.eq(id))
             .fetchOne();
     if (row == null) {
-      throw new ResolutionConflictException(id, "no outbox message has id " + id);
+      return false;
     }
     String earlier = row.value1();
     if (label(resolution).equals(earlier)) {
