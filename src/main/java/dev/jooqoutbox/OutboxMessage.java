@@ -75,7 +75,7 @@ public final class OutboxMessage {
     try {
       return mapper.readTree(payloadJson);
     } catch (JsonProcessingException e) {
-      throw new OutboxException("payload of message " + id + " is not valid JSON", e);
+      throw new OutboxException("payload of message \"" + id + "\" is not valid JSON", e);
     }
   }
 
@@ -85,7 +85,7 @@ public final class OutboxMessage {
       return mapper.readValue(payloadJson, type);
     } catch (JsonProcessingException e) {
       throw new OutboxException(
-          "payload of message " + id + " does not read as " + type.getName(), e);
+          "payload of message \"" + id + "\" does not read as " + type.getName(), e);
     }
   }
 

@@ -57,7 +57,7 @@ final class ResolveCommand extends OutboxCommand {
       } else if (admin.message(id).isPresent()) {
         out().println(id + " was already resolved as " + as);
       } else {
-        throw new CliException("no outbox message has id " + id);
+        throw new CliException("no outbox message has id \"" + id + "\"");
       }
       return 0;
     }

@@ -137,13 +137,13 @@ abstract class CliOutcomesContract extends DatabaseFixture {
     assertThat(conflict.out()).isEmpty();
     assertThat(conflict.err())
         .isEqualTo(
-            "outbox resolve: cannot resolve outbox message "
+            "outbox resolve: cannot resolve outbox message \""
                 + id
-                + " as dead: it is not outcome-unknown (it is sent, resolved as sent)\n");
+                + "\" as dead: it is not outcome-unknown (it is sent, resolved as sent)\n");
 
     CliResult missing = run("resolve", "--db", db.url(), "nope", "--retry");
     assertThat(missing.exitCode()).isEqualTo(1);
-    assertThat(missing.err()).isEqualTo("outbox resolve: no outbox message has id nope\n");
+    assertThat(missing.err()).isEqualTo("outbox resolve: no outbox message has id \"nope\"\n");
 
     assertThat(run("unknown", "--db", db.url()).out())
         .isEqualTo("no messages with an unknown outcome\n");

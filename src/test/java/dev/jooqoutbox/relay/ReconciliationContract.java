@@ -210,7 +210,7 @@ abstract class ReconciliationContract extends RelayContractSupport {
     assertThat(admin.resolve(dead, Resolution.DEAD)).isFalse();
     assertThatThrownBy(() -> admin.resolve(sent, Resolution.DEAD))
         .isInstanceOf(ResolutionConflictException.class)
-        .hasMessageContaining("cannot resolve outbox message " + sent + " as dead")
+        .hasMessageContaining("cannot resolve outbox message \"" + sent + "\" as dead")
         .hasMessageContaining("resolved as sent");
     assertThatThrownBy(() -> admin.resolve(never, Resolution.SENT))
         .isInstanceOf(ResolutionConflictException.class)

@@ -146,9 +146,9 @@ public final class OutcomeStore {
     String state = row.value2() != null ? "sent" : row.value3() != null ? "dead" : "pending";
     throw new ResolutionConflictException(
         id,
-        "cannot resolve outbox message "
+        "cannot resolve outbox message \""
             + id
-            + " as "
+            + "\" as "
             + label(resolution)
             + ": it is not outcome-unknown (it is "
             + state
