@@ -55,6 +55,14 @@ public final class OutboxAdmin {
   }
 
   /**
+   * An admin on the outbox {@code name} of the database (see {@link OutboxName}), on the UTC system
+   * clock: as {@link #create(DSLContext, Clock, OutboxName)} with {@link Clock#systemUTC()}.
+   */
+  public static OutboxAdmin create(DSLContext dsl, OutboxName name) {
+    return create(dsl, Clock.systemUTC(), name);
+  }
+
+  /**
    * As {@link #create(DSLContext, Clock)}, on the outbox {@code name} of the database: its stats,
    * dead letters, purge, requeues and resolutions see only that outbox's rows.
    */
