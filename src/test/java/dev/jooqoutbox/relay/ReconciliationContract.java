@@ -229,6 +229,37 @@ abstract class ReconciliationContract extends RelayContractSupport {
     assertThat(admin.unknownCount()).isZero();
   }
 
+  /** docs/guide.md: a RETRY redelivers with the attempt() the unknown delivery had. */
+  @Test
+  void aRetriedUnknownOutcomeIsDeliveredAgainWithTheSameAttempt() {
+    String id = write("card-1", "payments", Map.of("n", 1));
+    List<Integer> attempts = new CopyOnWriteArrayList<>();
+    OutboxRelay relay =
+        closeLater(
+            relay()
+                .handler(
+                    "payments",
+                    m -> {
+                      attempts.add(m.attempt());
+                      if (attempts.size() == 1) {
+                        throw new IllegalStateException("gateway down"); // a failed attempt
+                      }
+                      if (attempts.size() == 2) {
+                        throw new OutcomeUnknownException("timed out", null, null);
+                      }
+                    })
+                .build());
+    relay.drainOnce(100);
+    clock.advance(Duration.ofMinutes(10)); // past any backoff
+    relay.drainOnce(100);
+    assertThat(row(id).getOutcomeUnknownAt()).isNotNull();
+
+    assertThat(OutboxAdmin.create(dsl, clock).resolve(id, Resolution.RETRY)).isTrue();
+    relay.drainOnce(100);
+    assertThat(attempts).as("failed, unknown, retried").containsExactly(1, 2, 2);
+    assertThat(row(id).getSentAt()).isNotNull();
+  }
+
   @Test
   void concurrentResolutionsOfOneMessageSettleItOnce() throws Exception {
     OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
