@@ -26,12 +26,25 @@ public final class Inbox {
   private final Clock clock;
   private final OutboxName name;
 
+  /** An inbox on the default outbox's inbox table, recording on the UTC system clock. */
   public Inbox() {
     this(Clock.systemUTC());
   }
 
+  /**
+   * An inbox on the default outbox's inbox table that reads "now" (the time a record is made, which
+   * the purge's retention is measured from) from {@code clock}.
+   */
   public Inbox(Clock clock) {
     this(clock, OutboxName.DEFAULT);
+  }
+
+  /**
+   * An inbox on the inbox table of the outbox {@code name}, recording on the UTC system clock: as
+   * {@link #Inbox(Clock, OutboxName)} with {@link Clock#systemUTC()}.
+   */
+  public Inbox(OutboxName name) {
+    this(Clock.systemUTC(), name);
   }
 
   /**

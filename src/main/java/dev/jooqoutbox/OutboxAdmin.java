@@ -20,6 +20,12 @@ import org.jooq.DSLContext;
  * inside a caller's transaction, and never blocks a running relay: they touch only dead letters,
  * sent rows, outcome-unknown rows, or read.
  *
+ * <p>One rule for the methods that take a message id ({@link #requeue}, {@link #resolve}, {@link
+ * #addRemoteRef}, {@link #message}): an id no message has (never written, or purged) is not an
+ * error. Nothing is done, and the result says so: {@code false}, {@link Optional#empty()} or {@link
+ * RemoteRefResult#NO_MESSAGE}. An exception means a real conflict: {@link
+ * ResolutionConflictException} when the message exists and was settled another way.
+ *
  * <p>Thread-safe and immutable.
  */
 public final class OutboxAdmin {
@@ -46,6 +52,14 @@ public final class OutboxAdmin {
    */
   public static OutboxAdmin create(DSLContext dsl, Clock clock) {
     return create(dsl, clock, OutboxName.DEFAULT);
+  }
+
+  /**
+   * An admin on the outbox {@code name} of the database (see {@link OutboxName}), on the UTC system
+   * clock: as {@link #create(DSLContext, Clock, OutboxName)} with {@link Clock#systemUTC()}.
+   */
+  public static OutboxAdmin create(DSLContext dsl, OutboxName name) {
+    return create(dsl, Clock.systemUTC(), name);
   }
 
   /**
@@ -136,16 +150,39 @@ public final class OutboxAdmin {
   }
 
   /**
+   * The pending messages that wait behind an outcome-unknown message of their aggregate: an older
+   * message of the same aggregate whose outcome is unknown and that is neither sent nor dead. They
+   * go once it is resolved ({@link #resolve}). Reads the outcome-unknown rows, then the pending
+   * rows of their aggregates: for operators and dashboards, not per request.
+   */
+  public BlockedMessages blockedBehindUnknown() {
+    return repository.blockedBehindUnknown();
+  }
+
+  /**
+   * The pending messages that wait behind a message of their aggregate waiting for its retry: an
+   * older message of the same aggregate that failed (it has a last error), is not leased, and is
+   * due again only later. They go once it is delivered, or dead-lettered. A message delayed or
+   * rescheduled without a failure is not counted as blocking. Reads every pending row: for
+   * operators, not per request.
+   */
+  public BlockedMessages blockedBehindRetry() {
+    return repository.blockedBehindRetry(clock.instant());
+  }
+
+  /**
    * Resolves outcome-unknown message {@code id} by hand: {@link Resolution#SENT} marks it sent,
    * {@link Resolution#RETRY} has it delivered again at once (the unknown attempt not counting
    * against its maximum), {@link Resolution#DEAD} dead-letters it. Each unblocks its aggregate. A
    * conditional update: of concurrent resolutions (operators, a reconciler) exactly one takes
    * effect.
    *
-   * @return true when this call resolved it; false when it was already resolved the same way
-   *     (repeating a resolution is safe)
-   * @throws ResolutionConflictException when no message has this id, or it is not outcome-unknown
-   *     and was not resolved this way (another resolution came first); nothing is changed
+   * @return true when this call resolved it; false when nothing was done: it was already resolved
+   *     the same way (repeating a resolution is safe), or no message has this id ({@link #message}
+   *     tells which)
+   * @throws ResolutionConflictException when the message is not outcome-unknown and was not
+   *     resolved this way (another resolution came first, or it never was outcome-unknown); nothing
+   *     is changed
    */
   public boolean resolve(String id, Resolution resolution) {
     Objects.requireNonNull(id, "id");
@@ -158,9 +195,11 @@ public final class OutboxAdmin {
    * Stores the remote system's reference for message {@code id}, learned after its outcome became
    * unknown, unless it has one already: a stored reference is never replaced.
    *
-   * @return false when no message has this id
+   * @return {@link RemoteRefResult#ADDED} when it is stored now, {@link RemoteRefResult#KEPT} when
+   *     the message already had one (this one or another) and keeps it, {@link
+   *     RemoteRefResult#NO_MESSAGE} when no message has this id
    */
-  public boolean addRemoteRef(String id, String remoteRef) {
+  public RemoteRefResult addRemoteRef(String id, String remoteRef) {
     return repository
         .outcomes()
         .addRemoteRef(Objects.requireNonNull(id, "id"), Objects.requireNonNull(remoteRef, "ref"));
@@ -182,13 +221,26 @@ public final class OutboxAdmin {
 
   /** As {@link #purge(Duration)}, deleting at most {@code batchSize} rows per statement. */
   public PurgeResult purge(Duration olderThan, int batchSize) {
-    if (olderThan == null || olderThan.isNegative()) {
-      throw new IllegalArgumentException("olderThan must be zero or positive, was " + olderThan);
-    }
+    Instant cutoff = cutoff(olderThan);
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be at least 1, was " + batchSize);
     }
-    Instant cutoff = clock.instant().minus(olderThan);
     return repository.purge(cutoff, batchSize);
+  }
+
+  /**
+   * What {@link #purge(Duration) purge(olderThan)} would delete now, counted, deleting nothing: a
+   * dry run. The counts are of this moment; rows sent or received meanwhile age past the cutoff, so
+   * a purge run later may delete more. Counts over the sent-at and inbox indexes.
+   */
+  public PurgeResult purgeCount(Duration olderThan) {
+    return repository.purgeCount(cutoff(olderThan));
+  }
+
+  private Instant cutoff(Duration olderThan) {
+    if (olderThan == null || olderThan.isNegative()) {
+      throw new IllegalArgumentException("olderThan must be zero or positive, was " + olderThan);
+    }
+    return clock.instant().minus(olderThan);
   }
 }

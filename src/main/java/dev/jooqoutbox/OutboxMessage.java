@@ -10,9 +10,11 @@ import java.util.Objects;
 /**
  * One message as the relay hands it to a handler. Immutable.
  *
- * <p>{@link #attempt()} counts deliveries of this message including this one (1 on the first), so a
- * handler can tell a retry. {@link #toString()} never prints the payload, so logging a message
- * cannot leak its content.
+ * <p>{@link #attempt()} counts the attempts of this message including this one (1 on the first), so
+ * a handler can tell a retry after a failure. A delivery that does not count as an attempt (a
+ * {@code RescheduleException}, an unknown outcome resolved {@code RETRY}) gives its number back:
+ * the next delivery has the same {@code attempt()}. {@link #toString()} never prints the payload,
+ * so logging a message cannot leak its content.
  */
 public final class OutboxMessage {
 
@@ -75,7 +77,7 @@ public final class OutboxMessage {
     try {
       return mapper.readTree(payloadJson);
     } catch (JsonProcessingException e) {
-      throw new OutboxException("payload of message " + id + " is not valid JSON", e);
+      throw new OutboxException("payload of message \"" + id + "\" is not valid JSON", e);
     }
   }
 
@@ -85,7 +87,7 @@ public final class OutboxMessage {
       return mapper.readValue(payloadJson, type);
     } catch (JsonProcessingException e) {
       throw new OutboxException(
-          "payload of message " + id + " does not read as " + type.getName(), e);
+          "payload of message \"" + id + "\" does not read as " + type.getName(), e);
     }
   }
 
@@ -94,7 +96,10 @@ public final class OutboxMessage {
     return headers;
   }
 
-  /** Which delivery this is, starting at 1. */
+  /**
+   * Which attempt this is, starting at 1: one more after each failed attempt, the same again after
+   * a reschedule or a {@code RETRY} resolution. Not a count of deliveries.
+   */
   public int attempt() {
     return attempt;
   }

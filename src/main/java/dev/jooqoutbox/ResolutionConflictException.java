@@ -1,9 +1,10 @@
 package dev.jooqoutbox;
 
 /**
- * A resolution of an outcome-unknown message was refused: no message has the id, or the message is
- * not outcome-unknown and was not resolved that way (another resolution came first, or it never was
- * outcome-unknown). Nothing was changed. Resolving again the way it was resolved is not an error.
+ * A resolution of an outcome-unknown message was refused: the message is not outcome-unknown and
+ * was not resolved that way (another resolution came first, or it never was outcome-unknown).
+ * Nothing was changed. Resolving again the way it was resolved is not an error, nor is an id no
+ * message has ({@link OutboxAdmin#resolve} returns false).
  */
 public final class ResolutionConflictException extends OutboxException {
 

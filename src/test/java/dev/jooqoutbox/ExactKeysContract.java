@@ -142,6 +142,7 @@ abstract class ExactKeysContract {
                               .id(id)
                               .write(tx.dsl())))
           .isInstanceOf(DuplicateMessageException.class)
+          .hasMessage("message id \"" + id + "\" is already stored with other content")
           .satisfies(e -> assertThat(((DuplicateMessageException) e).messageId()).isEqualTo(id));
     }
     assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isEqualTo(allKeys().size());

@@ -117,6 +117,29 @@ abstract class NamedOutboxContract extends EmptyDatabasePerTest {
     assertThat(rows("inbox_message")).isEqualTo(1);
   }
 
+  /** A named inbox and admin need no clock: the UTC system clock, as for the default outbox. */
+  @Test
+  void aNamedInboxAndAdminAreMadeFromTheNameAlone() {
+    OutboxSchema.migrate(db.dataSource(), ALPHA);
+    db.migrate();
+    DSLContext quiet = db.dsl();
+    Outbox alpha = Outbox.builder(quiet).name(ALPHA).build();
+    quiet.transaction(tx -> alpha.write(tx.dsl(), "acct-1", "t", "{}"));
+
+    OutboxAdmin admin = OutboxAdmin.create(quiet, ALPHA);
+    assertThat(admin.pendingCount()).isOne();
+    assertThat(admin.oldestPendingAge()).isLessThan(Duration.ofMinutes(1));
+    assertThat(OutboxAdmin.create(quiet).pendingCount()).as("the default outbox").isZero();
+
+    Inbox inbox = new Inbox(ALPHA);
+    assertThat((boolean) quiet.transactionResult(tx -> inbox.seen(tx.dsl(), "c", "m-1"))).isFalse();
+    assertThat((boolean) quiet.transactionResult(tx -> inbox.seen(tx.dsl(), "c", "m-1"))).isTrue();
+    assertThat(rows(ALPHA.inboxTable())).isOne();
+    assertThat(rows("inbox_message")).isZero();
+    // Recorded now on the system clock: a purge of an hour's retention keeps it.
+    assertThat(admin.purge(Duration.ofHours(1)).inboxDeleted()).isZero();
+  }
+
   /**
    * A committed write wakes its own outbox's relay long before its 60 s poll: in this JVM through
    * the transaction listener, and on PostgreSQL also through the outbox's own NOTIFY channel (the

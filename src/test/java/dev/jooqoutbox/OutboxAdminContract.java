@@ -8,6 +8,7 @@ import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -169,6 +170,36 @@ abstract class OutboxAdminContract extends DatabaseFixture {
     assertThat(admin.deadCount()).isZero();
   }
 
+  /** The class Javadoc's rule: an unknown id is "nothing done", never an exception. */
+  @Test
+  void anIdNoMessageHasIsNothingDoneForEveryIdOperation() {
+    String kept = write("a", "t");
+    for (String unknown : List.of("no-such-id", kept + " ", "")) {
+      assertThat(admin.requeue(unknown)).as(unknown).isFalse();
+      for (Resolution how : Resolution.values()) {
+        assertThat(admin.resolve(unknown, how)).as("%s %s", unknown, how).isFalse();
+      }
+      assertThat(admin.addRemoteRef(unknown, "ch_1")).isEqualTo(RemoteRefResult.NO_MESSAGE);
+      assertThat(admin.message(unknown)).as(unknown).isEmpty();
+    }
+    MessageState untouched = admin.message(kept).orElseThrow();
+    assertThat(untouched.status()).isEqualTo(MessageStatus.PENDING);
+    assertThat(db.dsl().fetchValue(OUTBOX_MESSAGE.REMOTE_REF, OUTBOX_MESSAGE.ID.eq(kept))).isNull();
+    // A real conflict is still one: the message exists and never was outcome-unknown.
+    assertThatThrownBy(() -> admin.resolve(kept, Resolution.SENT))
+        .isInstanceOf(ResolutionConflictException.class);
+  }
+
+  @Test
+  void addRemoteRefSaysWhetherItAddedOrKept() {
+    String id = write("a", "t");
+    assertThat(admin.addRemoteRef(id, "ch_1")).isEqualTo(RemoteRefResult.ADDED);
+    assertThat(admin.addRemoteRef(id, "ch_2")).isEqualTo(RemoteRefResult.KEPT);
+    assertThat(admin.addRemoteRef(id, "ch_1")).isEqualTo(RemoteRefResult.KEPT);
+    assertThat(db.dsl().fetchValue(OUTBOX_MESSAGE.REMOTE_REF, OUTBOX_MESSAGE.ID.eq(id)))
+        .isEqualTo("ch_1");
+  }
+
   @Test
   void statsAndCheapGaugesAgree() {
     write("a", "t");
@@ -195,6 +226,59 @@ abstract class OutboxAdminContract extends DatabaseFixture {
     assertThat(admin.deadCount()).isOne();
   }
 
+  /**
+   * card-1: unknown, then two pending. card-2: unknown, then one. card-3: unknown alone. r-1:
+   * failed and backing off, then two. delayed: rescheduled without a failure, then one. dead-1: a
+   * dead letter, then one. leased-1: leased, then one. Only the first two wait behind unknowns,
+   * only r-1's behind a retry.
+   */
+  @Test
+  void blockedMessagesAreCountedBehindWhatBlocksThem() {
+    assertThat(admin.blockedBehindUnknown()).isEqualTo(BlockedMessages.NONE);
+    assertThat(admin.blockedBehindRetry()).isEqualTo(BlockedMessages.NONE);
+    Map<String, String> heads = new java.util.LinkedHashMap<>();
+    for (String aggregate :
+        List.of("card-1", "card-2", "card-3", "r-1", "delayed", "dead-1", "leased-1")) {
+      heads.put(aggregate, write(aggregate, "t"));
+    }
+    write("card-1", "u"); // ordered per aggregate, whatever the topic
+    write("card-1", "t");
+    write("card-2", "t");
+    write("r-1", "t");
+    write("r-1", "t");
+    write("delayed", "t");
+    write("dead-1", "t");
+    write("leased-1", "t");
+    Instant now = clock.instant();
+    Instant later = now.plusSeconds(600);
+    for (OutboxMessage m : relaySide.claim(Set.of("t", "u"), 100, LEASE, "token", now)) {
+      assertThat(m.id()).isEqualTo(heads.get(m.aggregate()));
+      long seq = m.seq();
+      switch (m.aggregate()) {
+        case "r-1" -> assertThat(relaySide.retryLater("token", seq, "boom", later)).isTrue();
+        case "delayed" -> assertThat(relaySide.outcomes().reschedule("token", seq, later)).isTrue();
+        case "dead-1" -> assertThat(relaySide.deadLetter("token", seq, "poison", now)).isTrue();
+        case "leased-1" -> {}
+        default ->
+            assertThat(relaySide.outcomes().markUnknown("token", seq, null, "?", now, later))
+                .isTrue();
+      }
+    }
+
+    assertThat(admin.blockedBehindUnknown())
+        .isEqualTo(new BlockedMessages(3, 2, "card-1", heads.get("card-1")));
+    assertThat(admin.blockedBehindRetry())
+        .isEqualTo(new BlockedMessages(2, 1, "r-1", heads.get("r-1")));
+
+    assertThat(admin.resolve(heads.get("card-1"), Resolution.DEAD)).isTrue();
+    assertThat(admin.blockedBehindUnknown())
+        .isEqualTo(new BlockedMessages(1, 1, "card-2", heads.get("card-2")));
+    clock.advance(Duration.ofSeconds(600));
+    assertThat(admin.blockedBehindRetry())
+        .as("due again: no longer waiting")
+        .isEqualTo(BlockedMessages.NONE);
+  }
+
   @Test
   void purgeKeepsPendingAndDeadAndRefusesBadArguments() {
     String sent = write("a", "t");
@@ -211,10 +295,20 @@ abstract class OutboxAdminContract extends DatabaseFixture {
     }
     clock.advance(Duration.ofDays(8));
 
+    assertThat(admin.purgeCount(Duration.ofDays(9))).isEqualTo(new PurgeResult(0, 0));
+    assertThat(admin.purgeCount(Duration.ofDays(7)))
+        .as("a dry run")
+        .isEqualTo(new PurgeResult(1, 0));
+    assertThat(db.dsl().fetchValues(OUTBOX_MESSAGE.ID))
+        .as("the dry run deleted nothing")
+        .containsExactlyInAnyOrder(sent, dead, pending);
     assertThat(admin.purge(Duration.ofDays(9))).isEqualTo(new PurgeResult(0, 0));
     assertThat(admin.purge(Duration.ofDays(7), 1)).isEqualTo(new PurgeResult(1, 0));
     assertThat(db.dsl().fetchValues(OUTBOX_MESSAGE.ID)).containsExactlyInAnyOrder(dead, pending);
     assertThatThrownBy(() -> admin.purge(Duration.ofDays(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("olderThan");
+    assertThatThrownBy(() -> admin.purgeCount(Duration.ofDays(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("olderThan");
     assertThatThrownBy(() -> admin.purge(Duration.ofDays(1), 0))

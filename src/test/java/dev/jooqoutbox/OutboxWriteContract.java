@@ -568,7 +568,7 @@ abstract class OutboxWriteContract extends DatabaseFixture {
               });
       assertThat(thrown)
           .isInstanceOf(DuplicateMessageException.class)
-          .hasMessageContaining("caller-1");
+          .hasMessage("message id \"caller-1\" is already stored with other content");
       assertThat(((DuplicateMessageException) thrown).messageId()).isEqualTo("caller-1");
       assertThat(onlyRow()).isEqualTo(first);
     }

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.internal.cli.ConnectFailures;
 import dev.jooqoutbox.internal.cli.JdbcUrls;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,9 +18,10 @@ import org.jooq.impl.DSL;
 
 /**
  * The database a command works on, opened from the JDBC URL an operator typed: a small Hikari pool
- * and the jOOQ dialect the URL names. Every way of not getting there (unsupported URL, unreachable
- * server, missing SQLite file, missing tables) is a {@link CliException} with a message that says
- * what to do. Messages show the URL with any password masked.
+ * and the jOOQ dialect the URL names. An unsupported URL or an invalid outbox name is a usage error
+ * ({@link DatabaseOption}); every other way of not getting there (unreachable server, missing
+ * SQLite file, missing tables) is a {@link CliException} with a message that says what to do.
+ * Messages show the URL with any password masked.
  */
 final class CliDatabase implements AutoCloseable {
 
@@ -43,14 +45,27 @@ final class CliDatabase implements AutoCloseable {
    * that set a database up: {@code migrate}, the demo.
    */
   static CliDatabase open(DatabaseOption option) {
+    return open(option, JdbcUrls.effectiveUrl(option.url), 2);
+  }
+
+  /**
+   * An empty in-memory SQLite database standing in for the SQLite file {@code --db} names, which
+   * does not exist: the SQL a migration prints for it is the SQL it would run on the new file, and
+   * no file is created. Messages still show the operator's URL.
+   */
+  static CliDatabase openEmptyStandIn(DatabaseOption option) {
+    // One connection, kept for the whole command: each connection to :memory: is its own database.
+    return open(option, "jdbc:sqlite::memory:", 1);
+  }
+
+  private static CliDatabase open(DatabaseOption option, String jdbcUrl, int poolSize) {
     OutboxName name = option.name();
-    String url = option.url;
-    String display = JdbcUrls.redact(url);
-    SQLDialect dialect = dialectOf(url);
+    SQLDialect dialect = option.dialect();
+    String display = JdbcUrls.redact(option.url);
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(JdbcUrls.effectiveUrl(url));
+    config.setJdbcUrl(jdbcUrl);
     config.setPoolName("outbox-cli");
-    config.setMaximumPoolSize(2);
+    config.setMaximumPoolSize(poolSize);
     config.setMinimumIdle(1);
     config.setConnectionTimeout(10_000);
     try {
@@ -58,8 +73,18 @@ final class CliDatabase implements AutoCloseable {
       // password or database name fails now, with the driver's reason.
       return new CliDatabase(display, new HikariDataSource(config), dialect, name);
     } catch (RuntimeException e) {
-      throw new CliException("cannot connect to " + display + ": " + JdbcUrls.reason(e), e);
+      throw new CliException(
+          "cannot connect to " + display + ": " + ConnectFailures.describe(e), e);
     }
+  }
+
+  /**
+   * The SQLite file {@code --db} names when it does not exist; null when it exists, or the URL is
+   * not a plain SQLite file URL.
+   */
+  static Path missingSqliteFile(DatabaseOption option) {
+    Path file = JdbcUrls.sqliteFile(option.url);
+    return file != null && !Files.exists(file) ? file.toAbsolutePath() : null;
   }
 
   /**
@@ -67,15 +92,15 @@ final class CliDatabase implements AutoCloseable {
    * reads or changes the outbox; a SQLite file that does not exist is an error, not created.
    */
   static CliDatabase openMigrated(DatabaseOption option) {
-    option.name(); // an invalid --outbox fails before anything is opened
-    String url = option.url;
-    String display = JdbcUrls.redact(url);
-    dialectOf(url);
-    Path sqliteFile = JdbcUrls.sqliteFile(url);
-    if (sqliteFile != null && !Files.exists(sqliteFile)) {
+    // Bad arguments fail before anything is looked at or opened.
+    option.name();
+    option.dialect();
+    String display = JdbcUrls.redact(option.url);
+    Path sqliteFile = missingSqliteFile(option);
+    if (sqliteFile != null) {
       throw new CliException(
           "there is no SQLite database at "
-              + sqliteFile.toAbsolutePath()
+              + sqliteFile
               + ": run `outbox migrate "
               + option.again(display)
               + "` first (it creates the file)");
@@ -128,14 +153,6 @@ final class CliDatabase implements AutoCloseable {
   @Override
   public void close() {
     dataSource.close();
-  }
-
-  private static SQLDialect dialectOf(String url) {
-    try {
-      return JdbcUrls.dialect(url);
-    } catch (IllegalArgumentException unsupported) {
-      throw new CliException(unsupported.getMessage());
-    }
   }
 
   static String shellQuoted(String text) {

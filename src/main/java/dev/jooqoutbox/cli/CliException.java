@@ -1,8 +1,8 @@
 package dev.jooqoutbox.cli;
 
 /**
- * An expected failure of a command (bad URL, unreachable database, unmigrated schema, nothing to
- * requeue): {@link OutboxCli} prints its message on stderr, without a stack trace, and exits 1.
+ * An expected failure of a command (unreachable database, unmigrated schema, nothing to requeue):
+ * {@link OutboxCli} prints its message on stderr, without a stack trace, and exits 1.
  */
 final class CliException extends RuntimeException {
 

@@ -1,13 +1,26 @@
 package dev.jooqoutbox.cli;
 
 import dev.jooqoutbox.OutboxName;
+import dev.jooqoutbox.internal.cli.JdbcUrls;
+import org.jooq.SQLDialect;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * The required {@code --db URL} of the operator commands and their {@code --outbox NAME} and {@code
  * --schema NAME} (a picocli mixin).
+ *
+ * <p>A value that cannot be right whatever the database holds (an unsupported URL, an invalid
+ * outbox or schema name) is a usage error, exit code 2, like any other bad argument: {@link
+ * #dialect()} and {@link #name()} throw picocli's {@link ParameterException}.
  */
 final class DatabaseOption {
+
+  /** The command this mixin belongs to, for its usage error. */
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec command;
 
   @Option(
       names = "--db",
@@ -34,19 +47,40 @@ final class DatabaseOption {
               + " exist, instead of the connection's current one. Not on SQLite.")
   String schema;
 
-  /** The outbox {@code --outbox} and {@code --schema} name, or the default one. */
+  /**
+   * The outbox {@code --outbox} and {@code --schema} name, or the default one.
+   *
+   * @throws ParameterException when either is not a valid name
+   */
   OutboxName name() {
     OutboxName name;
     try {
       name = outbox == null ? OutboxName.DEFAULT : OutboxName.of(outbox);
     } catch (IllegalArgumentException invalid) {
-      throw new CliException("--outbox: " + invalid.getMessage());
+      throw usageError("--outbox: " + invalid.getMessage());
     }
     try {
       return schema == null ? name : name.inSchema(schema);
     } catch (IllegalArgumentException invalid) {
-      throw new CliException("--schema: " + invalid.getMessage());
+      throw usageError("--schema: " + invalid.getMessage());
     }
+  }
+
+  /**
+   * The jOOQ dialect {@code --db} names.
+   *
+   * @throws ParameterException for a database the outbox does not support
+   */
+  SQLDialect dialect() {
+    try {
+      return JdbcUrls.dialect(url);
+    } catch (IllegalArgumentException unsupported) {
+      throw usageError(unsupported.getMessage());
+    }
+  }
+
+  private ParameterException usageError(String message) {
+    return new ParameterException(command.commandLine(), message);
   }
 
   /** The options that name this database and outbox again, for a hint to run another command. */

@@ -1,5 +1,6 @@
 package dev.jooqoutbox.cli;
 
+import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.PurgeResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +18,8 @@ import picocli.CommandLine.ParameterException;
       "Deletes sent outbox messages and inbox rows older than a retention, in batches (each its"
           + " own short transaction). Pending messages and dead letters are never deleted.",
       "Keep the retention longer than the longest time a duplicate can still arrive at a"
-          + " consumer: the inbox drops a duplicate only while it remembers the message."
+          + " consumer: the inbox drops a duplicate only while it remembers the message.",
+      "--dry-run counts what it would delete now and deletes nothing."
     })
 final class PurgeCommand extends OutboxCommand {
 
@@ -38,6 +40,11 @@ final class PurgeCommand extends OutboxCommand {
       description = "Rows deleted per statement (default: ${DEFAULT-VALUE}).")
   int batchSize;
 
+  @Option(
+      names = "--dry-run",
+      description = "Print how many rows a purge would delete now, and delete nothing.")
+  boolean dryRun;
+
   @Override
   int execute() {
     if (batchSize < 1) {
@@ -46,10 +53,11 @@ final class PurgeCommand extends OutboxCommand {
     try (CliDatabase db = CliDatabase.openMigrated(database)) {
       Instant now = clock().instant();
       Instant cutoff = now.minus(olderThan);
-      PurgeResult purged = db.admin(fixedAt(now)).purge(olderThan, batchSize);
+      OutboxAdmin admin = db.admin(fixedAt(now));
+      PurgeResult purged = dryRun ? admin.purgeCount(olderThan) : admin.purge(olderThan, batchSize);
       out()
           .println(
-              "purged "
+              (dryRun ? "would purge " : "purged ")
                   + Plural.of(purged.outboxDeleted(), "sent outbox message")
                   + " and "
                   + Plural.of(purged.inboxDeleted(), "inbox row")
@@ -57,7 +65,8 @@ final class PurgeCommand extends OutboxCommand {
                   + Durations.format(olderThan)
                   + " (before "
                   + cutoff.truncatedTo(ChronoUnit.SECONDS)
-                  + "); dead letters are kept");
+                  + "); dead letters are kept"
+                  + (dryRun ? " (dry run: nothing was deleted)" : ""));
       return 0;
     }
   }

@@ -1,5 +1,6 @@
 package dev.jooqoutbox.cli;
 
+import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.Resolution;
 import java.util.Locale;
 import picocli.CommandLine.ArgGroup;
@@ -50,8 +51,14 @@ final class ResolveCommand extends OutboxCommand {
     try (CliDatabase db = CliDatabase.openMigrated(database)) {
       Resolution resolution = how.resolution();
       String as = resolution.name().toLowerCase(Locale.ROOT);
-      boolean now = db.admin(clock()).resolve(id, resolution);
-      out().println(now ? "resolved " + id + " as " + as : id + " was already resolved as " + as);
+      OutboxAdmin admin = db.admin(clock());
+      if (admin.resolve(id, resolution)) {
+        out().println("resolved " + id + " as " + as);
+      } else if (admin.message(id).isPresent()) {
+        out().println(id + " was already resolved as " + as);
+      } else {
+        throw new CliException("no outbox message has id \"" + id + "\"");
+      }
       return 0;
     }
   }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.jooqoutbox.BlockedMessages;
+import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxStats;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -21,6 +23,9 @@ import picocli.CommandLine.Option;
           + " held by a relay now. Unknown: outcome unknown, waiting for `outbox resolve` or a"
           + " reconciler. Sent-awaiting-purge: delivered, kept until `outbox purge`."
           + " Oldest-pending-age: how long the oldest pending message has waited.",
+      "Then, when there are any, the messages blocked behind an older message of their aggregate:"
+          + " one whose outcome is unknown, or one waiting for its retry after a failure; how many,"
+          + " of how many aggregates, and the aggregate and message that have blocked longest.",
       "Reads every row once: meant for an operator, not for a metrics scrape."
     })
 final class StatusCommand extends OutboxCommand {
@@ -40,13 +45,21 @@ final class StatusCommand extends OutboxCommand {
   int execute() {
     try (CliDatabase db = CliDatabase.openMigrated(database)) {
       Instant now = clock().instant();
-      Map<String, OutboxStats> byTopic = db.admin(fixedAt(now)).statsByTopic();
+      OutboxAdmin admin = db.admin(fixedAt(now));
+      Map<String, OutboxStats> byTopic = admin.statsByTopic();
       // Summed here from the same read, so the total always matches the rows above it.
       OutboxStats total = OutboxStats.sum(byTopic.values());
+      BlockedMessages behindUnknown = admin.blockedBehindUnknown();
+      BlockedMessages behindRetry = admin.blockedBehindRetry();
       if (json) {
-        printJson(db.displayUrl(), now, byTopic, total);
+        printJson(db.displayUrl(), now, byTopic, total, behindUnknown, behindRetry);
       } else {
         printText(db.displayUrl(), now, byTopic, total);
+        if (behindUnknown.messages() > 0 || behindRetry.messages() > 0) {
+          out().println();
+        }
+        printBlocked(behindUnknown, "a message whose outcome is unknown", "; see `outbox unknown`");
+        printBlocked(behindRetry, "a message waiting for its retry", "");
       }
       return 0;
     }
@@ -71,6 +84,28 @@ final class StatusCommand extends OutboxCommand {
     table.print(out());
   }
 
+  /** One line when messages wait behind {@code what}; nothing when none does. */
+  private void printBlocked(BlockedMessages blocked, String what, String hint) {
+    if (blocked.messages() == 0) {
+      return;
+    }
+    out()
+        .println(
+            "blocked: "
+                + Plural.of(blocked.messages(), "message")
+                + " of "
+                + Plural.of(blocked.aggregates(), "aggregate")
+                + (blocked.messages() == 1 ? " waits" : " wait")
+                + " behind "
+                + what
+                + " (the oldest: aggregate "
+                + blocked.oldestAggregate()
+                + ", behind message "
+                + blocked.oldestBlockerId()
+                + ")"
+                + hint);
+  }
+
   private static void addRow(TextTable table, String topic, OutboxStats s) {
     table.add(
         topic,
@@ -83,7 +118,12 @@ final class StatusCommand extends OutboxCommand {
   }
 
   private void printJson(
-      String url, Instant now, Map<String, OutboxStats> byTopic, OutboxStats total) {
+      String url,
+      Instant now,
+      Map<String, OutboxStats> byTopic,
+      OutboxStats total,
+      BlockedMessages behindUnknown,
+      BlockedMessages behindRetry) {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.createObjectNode();
     root.put("database", url);
@@ -91,11 +131,23 @@ final class StatusCommand extends OutboxCommand {
     root.set("total", toJson(mapper, total));
     ObjectNode topics = root.putObject("topics");
     byTopic.forEach((topic, s) -> topics.set(topic, toJson(mapper, s)));
+    ObjectNode blocked = root.putObject("blocked");
+    blocked.set("behindUnknown", toJson(mapper, behindUnknown));
+    blocked.set("behindRetry", toJson(mapper, behindRetry));
     try {
       out().println(mapper.writeValueAsString(root));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a tree of numbers and strings always serializes", e);
     }
+  }
+
+  private static ObjectNode toJson(ObjectMapper mapper, BlockedMessages b) {
+    return mapper
+        .createObjectNode()
+        .put("messages", b.messages())
+        .put("aggregates", b.aggregates())
+        .put("oldestAggregate", b.oldestAggregate())
+        .put("oldestBlockerId", b.oldestBlockerId());
   }
 
   private static ObjectNode toJson(ObjectMapper mapper, OutboxStats s) {

@@ -361,6 +361,34 @@ abstract class CliContract extends DatabaseFixture {
     assertThat(repository.stats(clock.instant()).sentAwaitingPurge()).isZero();
   }
 
+  @Test
+  void purgeDryRunPrintsTheCountsAndDeletesNothing() {
+    write("a", "order.placed", Map.of("n", 1));
+    write("b", "order.placed", Map.of("n", 2));
+    write("c", "order.placed", Map.of("n", 3));
+    List<OutboxMessage> claimed =
+        repository.claim(Set.of("order.placed"), 2, LEASE, "tok", clock.instant());
+    repository.markSent("tok", claimed.stream().map(OutboxMessage::seq).toList(), clock.instant());
+    deadLetterNext("order.placed", "boom");
+    repository.recordSeen(db.dsl(), "ledger", claimed.get(0).id(), clock.instant());
+    clock.advance(Duration.ofSeconds(1));
+
+    CliResult dryRun = run("purge", "--db", db.url(), "--older-than=0s", "--dry-run");
+    assertThat(dryRun.exitCode()).as(dryRun.toString()).isZero();
+    assertThat(dryRun.err()).isEmpty();
+    assertThat(dryRun.out())
+        .isEqualTo(
+            "would purge 2 sent outbox messages and 1 inbox row older than 0s"
+                + " (before 2026-03-01T12:00:01Z); dead letters are kept"
+                + " (dry run: nothing was deleted)\n");
+    assertThat(repository.stats(clock.instant()).sentAwaitingPurge()).isEqualTo(2);
+    assertThat(db.dsl().fetchCount(dev.jooqoutbox.schema.Tables.INBOX_MESSAGE)).isOne();
+
+    CliResult purge = run("purge", "--db", db.url(), "--older-than=0s");
+    assertThat(purge.out())
+        .startsWith("purged 2 sent outbox messages and 1 inbox row older than 0s");
+  }
+
   // ---------------------------------------------------------------- errors
 
   @Test

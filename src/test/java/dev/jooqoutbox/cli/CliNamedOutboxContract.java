@@ -64,7 +64,7 @@ abstract class CliNamedOutboxContract extends EmptyDatabasePerTest {
   void anInvalidOrMissingOutboxIsNamed() {
     db.migrate();
     CliResult invalid = CliResult.run("status", "--db", db.url(), "--outbox", "Alpha;drop");
-    assertThat(invalid.exitCode()).as(invalid.toString()).isNotZero();
+    assertThat(invalid.exitCode()).as(invalid.toString()).isEqualTo(2);
     assertThat(invalid.err()).contains("--outbox: invalid outbox name \"Alpha;drop\"");
 
     CliResult missing = CliResult.run("status", "--db", db.url(), "--outbox", "alpha");

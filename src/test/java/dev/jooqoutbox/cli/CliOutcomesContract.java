@@ -87,6 +87,40 @@ abstract class CliOutcomesContract extends DatabaseFixture {
   }
 
   @Test
+  void statusShowsWhatWaitsBehindAnUnknownOutcome() throws Exception {
+    String first = unknown("card-1", null);
+    unknown("card-2", null);
+    for (int i = 0; i < 3; i++) {
+      db.dsl().transaction(tx -> outbox.write(tx.dsl(), "card-1", "payments", Map.of("n", 2)));
+    }
+    db.dsl().transaction(tx -> outbox.write(tx.dsl(), "card-2", "refunds", Map.of("n", 3)));
+
+    CliResult r = run("status", "--db", db.url());
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.out())
+        .endsWith(
+            "(all topics)        6       0        2     0                    0  0s\n"
+                + "\n"
+                + "blocked: 4 messages of 2 aggregates wait behind a message whose outcome is"
+                + " unknown (the oldest: aggregate card-1, behind message "
+                + first
+                + "); see `outbox unknown`\n");
+
+    var blocked =
+        new ObjectMapper().readTree(run("status", "--db", db.url(), "--json").out()).get("blocked");
+    assertThat(blocked.get("behindUnknown").get("messages").asLong()).isEqualTo(4);
+    assertThat(blocked.get("behindUnknown").get("aggregates").asLong()).isEqualTo(2);
+    assertThat(blocked.get("behindUnknown").get("oldestAggregate").asText()).isEqualTo("card-1");
+    assertThat(blocked.get("behindUnknown").get("oldestBlockerId").asText()).isEqualTo(first);
+    assertThat(blocked.get("behindRetry").get("messages").asLong()).isZero();
+    assertThat(blocked.get("behindRetry").get("oldestAggregate").isNull()).isTrue();
+
+    assertThat(run("resolve", "--db", db.url(), first, "--retry").exitCode()).isZero();
+    assertThat(run("status", "--db", db.url()).out())
+        .contains("blocked: 1 message of 1 aggregate waits behind");
+  }
+
+  @Test
   void resolveSettlesOnceAcceptsTheSameAgainAndRefusesAConflict() {
     String id = unknown("card-1", "ch_1");
 
@@ -103,13 +137,13 @@ abstract class CliOutcomesContract extends DatabaseFixture {
     assertThat(conflict.out()).isEmpty();
     assertThat(conflict.err())
         .isEqualTo(
-            "outbox resolve: cannot resolve outbox message "
+            "outbox resolve: cannot resolve outbox message \""
                 + id
-                + " as dead: it is not outcome-unknown (it is sent, resolved as sent)\n");
+                + "\" as dead: it is not outcome-unknown (it is sent, resolved as sent)\n");
 
     CliResult missing = run("resolve", "--db", db.url(), "nope", "--retry");
     assertThat(missing.exitCode()).isEqualTo(1);
-    assertThat(missing.err()).isEqualTo("outbox resolve: no outbox message has id nope\n");
+    assertThat(missing.err()).isEqualTo("outbox resolve: no outbox message has id \"nope\"\n");
 
     assertThat(run("unknown", "--db", db.url()).out())
         .isEqualTo("no messages with an unknown outcome\n");

@@ -69,6 +69,7 @@ class OutboxCliMainTest {
         assertThat(dryRun.out()).contains("CREATE TABLE outbox_message");
         assertThat(dryRun.code()).isZero();
       }
+      assertThat(dir.resolve("fresh.db")).as("a dry run creates no file").doesNotExist();
     }
   }
 

@@ -3,9 +3,12 @@ package dev.jooqoutbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.internal.cli.JdbcUrls;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine.TypeConversionException;
 
 /** What does not depend on a database: arguments, URLs, help, version, durations. */
@@ -20,22 +23,44 @@ class OutboxCliTest {
   }
 
   @Test
-  void unsupportedUrlsAreRefusedBeforeConnecting() {
+  void unsupportedUrlsAreUsageErrorsRefusedBeforeConnecting() {
     for (String url : List.of("jdbc:oracle:thin:@//db:1521/x", "postgres://localhost/x", "x")) {
-      for (String command : List.of("migrate", "status", "dead-letters", "purge")) {
-        CliResult r = CliResult.run(command, "--db", url);
-        assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
-        assertThat(r.out()).isEmpty();
-        assertThat(r.err())
-            .isEqualTo(
-                "outbox "
-                    + command
-                    + ": unsupported database URL "
-                    + url
-                    + ": use jdbc:postgresql://HOST:PORT/DB, jdbc:mariadb://HOST:PORT/DB,"
-                    + " jdbc:mysql://HOST:PORT/DB or jdbc:sqlite:FILE\n");
+      for (String command :
+          List.of("migrate", "status", "dead-letters", "unknown", "purge", "requeue")) {
+        CliResult r =
+            command.equals("requeue")
+                ? CliResult.run(command, "--db", url, "--all")
+                : CliResult.run(command, "--db", url);
+        assertUsageError(
+            r,
+            "unsupported database URL "
+                + url
+                + ": use jdbc:postgresql://HOST:PORT/DB, jdbc:mariadb://HOST:PORT/DB,"
+                + " jdbc:mysql://HOST:PORT/DB or jdbc:sqlite:FILE\n");
+        assertThat(r.err()).as(r.toString()).contains("Usage: outbox " + command);
       }
     }
+  }
+
+  @Test
+  void invalidOutboxAndSchemaNamesAreUsageErrors(@TempDir Path dir) {
+    String url = "jdbc:sqlite:" + dir.resolve("any.db");
+    assertUsageError(
+        CliResult.run("status", "--db", url, "--outbox=Bad-Name"),
+        "--outbox: invalid outbox name \"Bad-Name\"");
+    assertUsageError(
+        CliResult.run("migrate", "--db", url, "--outbox", "Bad-Name"),
+        "--outbox: invalid outbox name \"Bad-Name\"");
+    assertUsageError(
+        CliResult.run("purge", "--db", url, "--schema", "A;drop"),
+        "--schema: invalid schema name \"A;drop\"");
+    assertThat(Files.exists(dir.resolve("any.db"))).as("nothing was opened").isFalse();
+  }
+
+  @Test
+  void theHelpSaysWhatEachExitCodeMeans() {
+    assertThat(CliResult.run("--help").out())
+        .contains("Exit codes: 0 done, 1 failed (the reason is on stderr), 2 bad arguments.");
   }
 
   @Test

@@ -3,12 +3,14 @@ package dev.jooqoutbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.testing.TestDatabase;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,6 +54,32 @@ class SqliteCliTest extends CliContract {
                 + ": run `outbox migrate --db "
                 + url
                 + "` first (it creates the file)\n");
+    assertThat(Files.exists(file)).isFalse();
+  }
+
+  @Test
+  void migrateDryRunOnAMissingFilePrintsTheSqlAndCreatesNoFile(@TempDir Path dir)
+      throws IOException {
+    Path file = dir.resolve("missing.db");
+    String url = "jdbc:sqlite:" + file;
+    CliResult r = CliResult.run("migrate", "--db", url, "--dry-run");
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out())
+        .startsWith(
+            "-- There is no SQLite database at "
+                + file
+                + " yet, and none was\n"
+                + "-- created: this is the SQL `outbox migrate` would run on the new file.\n")
+        .contains("CREATE TABLE outbox_message")
+        .contains("CREATE TABLE inbox_message");
+    try (Stream<Path> left = Files.list(dir)) {
+      assertThat(left).as("no file, no -wal, no -shm").isEmpty();
+    }
+
+    CliResult named = CliResult.run("migrate", "--db", url, "--outbox", "alpha", "--dry-run");
+    assertThat(named.exitCode()).as(named.toString()).isZero();
+    assertThat(named.out()).contains("CREATE TABLE alpha_outbox_message");
     assertThat(Files.exists(file)).isFalse();
   }
 }

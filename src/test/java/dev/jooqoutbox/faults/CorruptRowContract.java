@@ -134,7 +134,7 @@ abstract class CorruptRowContract extends DatabaseFixture {
     OutboxMessageRecord row = row(dsl, bad);
     assertThat(row.getDeadAt()).isNotNull();
     assertThat(row.getLastError())
-        .startsWith("dev.jooqoutbox.OutboxException: payload of message " + bad)
+        .startsWith("dev.jooqoutbox.OutboxException: payload of message \"" + bad + "\"")
         .contains("is not valid JSON");
     assertThat(delivered).containsExactlyInAnyOrder(follower, other);
   }

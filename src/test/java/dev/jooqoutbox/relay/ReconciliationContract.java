@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.OutboxAdmin;
+import dev.jooqoutbox.RemoteRefResult;
 import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.ResolutionConflictException;
 import dev.jooqoutbox.testing.TestDatabase;
@@ -209,14 +210,12 @@ abstract class ReconciliationContract extends RelayContractSupport {
     assertThat(admin.resolve(dead, Resolution.DEAD)).isFalse();
     assertThatThrownBy(() -> admin.resolve(sent, Resolution.DEAD))
         .isInstanceOf(ResolutionConflictException.class)
-        .hasMessageContaining("cannot resolve outbox message " + sent + " as dead")
+        .hasMessageContaining("cannot resolve outbox message \"" + sent + "\" as dead")
         .hasMessageContaining("resolved as sent");
     assertThatThrownBy(() -> admin.resolve(never, Resolution.SENT))
         .isInstanceOf(ResolutionConflictException.class)
         .hasMessageContaining("never resolved");
-    assertThatThrownBy(() -> admin.resolve("no-such-id", Resolution.SENT))
-        .isInstanceOf(ResolutionConflictException.class)
-        .hasMessageContaining("no outbox message has id no-such-id");
+    assertThat(admin.resolve("no-such-id", Resolution.SENT)).as("nothing done").isFalse();
 
     relay.drainOnce(100);
     assertThat(row(sent).getSentAt()).isEqualTo(START);
@@ -228,6 +227,37 @@ abstract class ReconciliationContract extends RelayContractSupport {
     assertThat(row(behindDead).getSentAt()).as("the dead one no longer blocks").isNotNull();
     assertThat(delivered.stream().filter(retried::equals).count()).isEqualTo(2);
     assertThat(admin.unknownCount()).isZero();
+  }
+
+  /** docs/guide.md: a RETRY redelivers with the attempt() the unknown delivery had. */
+  @Test
+  void aRetriedUnknownOutcomeIsDeliveredAgainWithTheSameAttempt() {
+    String id = write("card-1", "payments", Map.of("n", 1));
+    List<Integer> attempts = new CopyOnWriteArrayList<>();
+    OutboxRelay relay =
+        closeLater(
+            relay()
+                .handler(
+                    "payments",
+                    m -> {
+                      attempts.add(m.attempt());
+                      if (attempts.size() == 1) {
+                        throw new IllegalStateException("gateway down"); // a failed attempt
+                      }
+                      if (attempts.size() == 2) {
+                        throw new OutcomeUnknownException("timed out", null, null);
+                      }
+                    })
+                .build());
+    relay.drainOnce(100);
+    clock.advance(Duration.ofMinutes(10)); // past any backoff
+    relay.drainOnce(100);
+    assertThat(row(id).getOutcomeUnknownAt()).isNotNull();
+
+    assertThat(OutboxAdmin.create(dsl, clock).resolve(id, Resolution.RETRY)).isTrue();
+    relay.drainOnce(100);
+    assertThat(attempts).as("failed, unknown, retried").containsExactly(1, 2, 2);
+    assertThat(row(id).getSentAt()).isNotNull();
   }
 
   @Test
@@ -283,9 +313,10 @@ abstract class ReconciliationContract extends RelayContractSupport {
     OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
     assertThat(row(id).getRemoteRef()).isNull();
 
-    assertThat(admin.addRemoteRef(id, "ch_1")).isTrue();
-    assertThat(admin.addRemoteRef(id, "ch_2")).isTrue();
-    assertThat(admin.addRemoteRef("no-such-id", "ch_3")).isFalse();
+    assertThat(admin.addRemoteRef(id, "ch_1")).isEqualTo(RemoteRefResult.ADDED);
+    assertThat(admin.addRemoteRef(id, "ch_2")).isEqualTo(RemoteRefResult.KEPT);
+    assertThat(admin.addRemoteRef(id, "ch_1")).as("the same again").isEqualTo(RemoteRefResult.KEPT);
+    assertThat(admin.addRemoteRef("no-such-id", "ch_3")).isEqualTo(RemoteRefResult.NO_MESSAGE);
 
     assertThat(row(id).getRemoteRef()).isEqualTo("ch_1");
     assertThat(admin.unknownOutcomes(5).get(0).remoteRef()).isEqualTo("ch_1");

@@ -2,6 +2,7 @@ package dev.jooqoutbox.cli.demo;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.jooqoutbox.internal.cli.ConnectFailures;
 import dev.jooqoutbox.internal.cli.JdbcUrls;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -53,7 +54,8 @@ record DemoDatabase(String displayUrl, HikariDataSource dataSource, DSLContext d
       Settings quiet = new Settings().withExecuteLogging(false);
       return new DemoDatabase(display, pool, DSL.using(pool, dialect, quiet));
     } catch (RuntimeException e) {
-      throw new DemoException("cannot connect to " + display + ": " + JdbcUrls.reason(e), e);
+      throw new DemoException(
+          "cannot connect to " + display + ": " + ConnectFailures.describe(e), e);
     }
   }
 

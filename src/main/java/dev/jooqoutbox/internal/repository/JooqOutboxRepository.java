@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.repository;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.BlockedMessages;
 import dev.jooqoutbox.DeadLetterPage;
 import dev.jooqoutbox.DeadLetterQuery;
 import dev.jooqoutbox.MessageState;
@@ -56,6 +57,7 @@ public final class JooqOutboxRepository {
   private final DeadLetterQueries deadLetters;
   private final BacklogQueries backlog;
   private final Purger purger;
+  private final BlockedQueries blocked;
   private final OutcomeStore outcomes;
 
   /** Jackson's defaults for headers and payloads; thread-safe once built, so shared. */
@@ -86,6 +88,7 @@ public final class JooqOutboxRepository {
     this.deadLetters = new DeadLetterQueries(dsl);
     this.backlog = new BacklogQueries(dsl, dialect);
     this.purger = new Purger(dsl, dialect);
+    this.blocked = new BlockedQueries(dsl);
     this.outcomes = new OutcomeStore(dsl, rows);
   }
 
@@ -280,6 +283,11 @@ public final class JooqOutboxRepository {
     return purger.purge(cutoff, batchSize);
   }
 
+  /** What {@link #purge} with {@code cutoff} would delete now, counted. */
+  public PurgeResult purgeCount(Instant cutoff) {
+    return purger.count(cutoff);
+  }
+
   /** Totals over every topic, from one read of the table. */
   public OutboxStats stats(Instant now) {
     return OutboxStats.sum(statsByTopic(now).values());
@@ -320,6 +328,16 @@ public final class JooqOutboxRepository {
 
   public int requeueAll(Instant now) {
     return deadLetters.requeue(DeadLetterQueries.any(), now);
+  }
+
+  /** Pending messages waiting behind an outcome-unknown message of their aggregate. */
+  public BlockedMessages blockedBehindUnknown() {
+    return blocked.behindUnknown();
+  }
+
+  /** Pending messages waiting behind a message of their aggregate that waits for its retry. */
+  public BlockedMessages blockedBehindRetry(Instant now) {
+    return blocked.behindRetry(now);
   }
 
   public Optional<MessageState> message(String id, Instant now) {

@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.repository;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import dev.jooqoutbox.OutboxException;
+import dev.jooqoutbox.RemoteRefResult;
 import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.ResolutionConflictException;
 import dev.jooqoutbox.UnknownOutcome;
@@ -120,9 +121,10 @@ public final class OutcomeStore {
   /**
    * An operator's resolution of message {@code id}, whoever leases it.
    *
-   * @return true when this call resolved it, false when it was already resolved the same way
-   * @throws ResolutionConflictException when no message has this id, or it is not outcome-unknown
-   *     and was not resolved this way
+   * @return true when this call resolved it, false when nothing was done: no message has this id,
+   *     or it was already resolved the same way
+   * @throws ResolutionConflictException when it is not outcome-unknown and was not resolved this
+   *     way
    */
   public boolean resolve(String id, Resolution resolution, String reason, Instant now) {
     var update = resolved(resolution, reason, now).where(OUTBOX_MESSAGE.ID.eq(id)).and(unknown());
@@ -135,7 +137,7 @@ public final class OutcomeStore {
             .where(OUTBOX_MESSAGE.ID.eq(id))
             .fetchOne();
     if (row == null) {
-      throw new ResolutionConflictException(id, "no outbox message has id " + id);
+      return false;
     }
     String earlier = row.value1();
     if (label(resolution).equals(earlier)) {
@@ -144,9 +146,9 @@ public final class OutcomeStore {
     String state = row.value2() != null ? "sent" : row.value3() != null ? "dead" : "pending";
     throw new ResolutionConflictException(
         id,
-        "cannot resolve outbox message "
+        "cannot resolve outbox message \""
             + id
-            + " as "
+            + "\" as "
             + label(resolution)
             + ": it is not outcome-unknown (it is "
             + state
@@ -154,13 +156,19 @@ public final class OutcomeStore {
             + ")");
   }
 
-  /** Stores {@code remoteRef} for message {@code id} if it has none; false when no such message. */
-  public boolean addRemoteRef(String id, String remoteRef) {
-    return dsl.update(OUTBOX_MESSAGE)
-            .set(OUTBOX_MESSAGE.REMOTE_REF, keepStored(remoteRef))
+  /** Stores {@code remoteRef} for message {@code id} if it has none, and says what it did. */
+  public RemoteRefResult addRemoteRef(String id, String remoteRef) {
+    var add =
+        dsl.update(OUTBOX_MESSAGE)
+            .set(OUTBOX_MESSAGE.REMOTE_REF, remoteRef)
             .where(OUTBOX_MESSAGE.ID.eq(id))
-            .execute()
-        == 1;
+            .and(OUTBOX_MESSAGE.REMOTE_REF.isNull());
+    if (Deadlocks.retry(add::execute) == 1) {
+      return RemoteRefResult.ADDED;
+    }
+    return dsl.fetchExists(OUTBOX_MESSAGE, OUTBOX_MESSAGE.ID.eq(id))
+        ? RemoteRefResult.KEPT
+        : RemoteRefResult.NO_MESSAGE;
   }
 
   /** How many messages are outcome-unknown: read from the unknown index, in steps. */

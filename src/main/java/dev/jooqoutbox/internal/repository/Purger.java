@@ -27,6 +27,13 @@ record Purger(DSLContext dsl, OutboxDialect dialect) {
     return new PurgeResult(outbox, inbox);
   }
 
+  /** What {@link #purge} with {@code cutoff} would delete now, counted; deletes nothing. */
+  PurgeResult count(Instant cutoff) {
+    return new PurgeResult(
+        dsl.fetchCount(OUTBOX_MESSAGE, sentBefore(cutoff)),
+        dsl.fetchCount(INBOX_MESSAGE, INBOX_MESSAGE.SEEN_AT.lt(cutoff)));
+  }
+
   /** The sent messages a purge with {@code cutoff} deletes. */
   static Condition sentBefore(Instant cutoff) {
     return OUTBOX_MESSAGE.SENT_AT.lt(cutoff);
