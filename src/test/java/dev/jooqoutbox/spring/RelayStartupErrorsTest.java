@@ -92,11 +92,21 @@ class RelayStartupErrorsTest {
                 "is abstract and carries no @JsonTypeInfo"));
   }
 
+  /**
+   * Two constructors of two arguments and no annotation: Jackson takes neither. (One was enough
+   * until the build compiled with parameter names: with them, and the parameter-names module Boot 4's
+   * Jackson 2 auto-configuration registers, Jackson 2.18+ takes a single such constructor as its
+   * creator.)
+   */
   static class NoCreator {
     private final String name;
 
-    NoCreator(String name, int unnamed) {
-      this.name = name + unnamed;
+    NoCreator(String name, int number) {
+      this.name = name + number;
+    }
+
+    NoCreator(int number, String name) {
+      this.name = number + name;
     }
 
     @Override
