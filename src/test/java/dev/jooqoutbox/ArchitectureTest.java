@@ -22,6 +22,7 @@ import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.sql.DatabaseMetaData;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -175,7 +176,11 @@ class ArchitectureTest {
               describe(
                   "the field is a constant of SQLDialect",
                   (JavaFieldAccess a) -> a.getTargetOwner().isEquivalentTo(SQLDialect.class)))
-          .because("the CLI maps a JDBC URL to a dialect; OutboxDialect.of picks the strategy");
+          .orShould()
+          .callMethod(DatabaseMetaData.class, "getDatabaseProductName")
+          .because(
+              "the CLI maps a JDBC URL to a dialect; OutboxDialect.of picks the strategy, from the"
+                  + " jOOQ dialect or the connection's product name");
 
   // ---------------------------------------------------------------- what loads what
 
