@@ -1,7 +1,7 @@
 package dev.jooqoutbox;
 
-import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.OutboxContext;
 import java.sql.Connection;
 import java.time.Clock;
 import java.util.Objects;
@@ -80,7 +80,7 @@ public final class Inbox {
               + " mode");
     }
     return !JooqOutboxRepository.recordSeen(
-        OutboxNaming.apply(tx, name), consumer, messageId, clock.instant());
+        OutboxContext.of(tx, name), consumer, messageId, clock.instant());
   }
 
   /**
@@ -106,7 +106,7 @@ public final class Inbox {
     checkKeys(consumer, messageId);
     Objects.requireNonNull(work, "work");
     return JooqOutboxRepository.runOnce(
-        OutboxNaming.apply(dsl, name), consumer, messageId, clock::instant, work);
+        OutboxContext.of(dsl, name), consumer, messageId, clock::instant, work);
   }
 
   private static void checkKeys(String consumer, String messageId) {

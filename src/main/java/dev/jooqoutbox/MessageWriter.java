@@ -1,8 +1,8 @@
 package dev.jooqoutbox;
 
-import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.NewMessage;
+import dev.jooqoutbox.internal.repository.OutboxContext;
 import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.WriterWakeup;
 import java.sql.Connection;
@@ -59,7 +59,7 @@ final class MessageWriter {
       Map<String, String> headers,
       Instant availableAt,
       Duration delay) {
-    DSLContext tx = OutboxNaming.apply(Objects.requireNonNull(given, "tx"), name);
+    DSLContext tx = OutboxContext.of(Objects.requireNonNull(given, "tx"), name);
     MessageRules.checkAggregate(aggregate);
     MessageRules.checkTopic(topic);
     MessageRules.checkHeaders(headers);

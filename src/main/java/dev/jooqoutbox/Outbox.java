@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.OutboxContext;
 import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.AfterCommit;
 import dev.jooqoutbox.internal.wakeup.WriterWakeup;
@@ -66,7 +67,7 @@ import org.jooq.TransactionListener;
 public final class Outbox {
 
   /** The channel of the PostgreSQL notification a write sends; relays {@code LISTEN} on it. */
-  public static final String NOTIFY_CHANNEL = "jooq_outbox";
+  public static final String NOTIFY_CHANNEL = OutboxNaming.NOTIFY_CHANNEL;
 
   /** Default payload limit: 1 MiB of UTF-8 JSON. */
   public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
@@ -78,7 +79,7 @@ public final class Outbox {
     // Before the outbox derives its own context: jOOQ's transactions on the caller's get the
     // after-commit wake-up (the listener is added to its configuration, once).
     boolean hooked = b.notifyOnWrite && AfterCommit.installFor(b.dsl);
-    this.dsl = OutboxNaming.apply(b.dsl, b.name);
+    this.dsl = OutboxContext.of(b.dsl, b.name);
     JooqOutboxRepository repository = new JooqOutboxRepository(dsl, b.mapper);
     this.writer =
         new MessageWriter(

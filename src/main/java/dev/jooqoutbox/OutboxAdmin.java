@@ -1,7 +1,7 @@
 package dev.jooqoutbox;
 
-import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.OutboxContext;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,8 +68,7 @@ public final class OutboxAdmin {
    */
   public static OutboxAdmin create(DSLContext dsl, Clock clock, OutboxName name) {
     return new OutboxAdmin(
-        OutboxNaming.apply(
-            Objects.requireNonNull(dsl, "dsl"), Objects.requireNonNull(name, "name")),
+        OutboxContext.of(Objects.requireNonNull(dsl, "dsl"), Objects.requireNonNull(name, "name")),
         Objects.requireNonNull(clock, "clock"));
   }
 

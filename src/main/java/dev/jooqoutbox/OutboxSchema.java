@@ -1,5 +1,6 @@
 package dev.jooqoutbox;
 
+import dev.jooqoutbox.internal.repository.DatabaseSchemas;
 import dev.jooqoutbox.internal.schema.LiquibaseRunner;
 import dev.jooqoutbox.internal.schema.SchemaChecks;
 import java.io.Writer;
@@ -181,9 +182,9 @@ public final class OutboxSchema {
     try {
       if (name.hasSchema()) {
         SchemaChecks.requireSchema(connection, name);
-        boolean postgres = "PostgreSQL".equals(connection.getMetaData().getDatabaseProductName());
-        catalog = postgres ? connection.getCatalog() : name.schema();
-        schema = postgres ? name.schema() : null;
+        boolean catalogs = DatabaseSchemas.of(connection).schemaIsCatalog();
+        catalog = catalogs ? name.schema() : connection.getCatalog();
+        schema = catalogs ? null : name.schema();
       } else {
         // A null schema would make getTables list every schema: a missing one looked migrated.
         SchemaChecks.requireCurrentSchema(connection);

@@ -1,52 +1,199 @@
 package dev.jooqoutbox;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import static com.tngtech.archunit.base.DescribedPredicate.describe;
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import java.io.DataInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.URISyntaxException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaAccess;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaFieldAccess;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.sql.DatabaseMetaData;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.jooq.SQLDialect;
 
 /**
- * Rules of docs/architecture.md that the compiler does not check, read from the compiled classes'
- * constant pools: what each class refers to.
+ * The rules of docs/architecture.md that the compiler does not check, on the compiled main classes
+ * (ArchUnit). The layers, top to bottom: the integrations ({@code cli}, {@code spring}, {@code
+ * publisher}, {@code internal.micrometer}, {@code internal.tracing.OpenTelemetry*}); the API's
+ * entry points (the classes of {@code dev.jooqoutbox} and {@code dev.jooqoutbox.relay} that use
+ * internal code: {@code Outbox}, {@code OutboxRelay}, …); {@code internal.*}; the API's values,
+ * exceptions and the interfaces a user implements (the rest of those two packages); the generated
+ * {@code schema}.
  */
+@AnalyzeClasses(packages = "dev.jooqoutbox", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
-  @Test
-  void onlyTheDialectStrategyAsksWhichDatabaseItIs() throws Exception {
-    List<String> offenders = new ArrayList<>();
-    for (Path file : mainClasses()) {
-      String name = className(file);
-      if (name.startsWith("dev.jooqoutbox.cli.")
-          || name.startsWith("dev.jooqoutbox.internal.repository.OutboxDialect")) {
-        continue; // the CLI maps a JDBC URL to a dialect; OutboxDialect.of picks the strategy
-      }
-      if (references(file).fields().stream().anyMatch(f -> f.startsWith("org/jooq/SQLDialect."))) {
-        offenders.add(name);
-      }
-    }
-    assertThat(offenders).as("classes that test SQLDialect constants").isEmpty();
+  private static final String ROOT = "dev.jooqoutbox";
+  private static final String GENERATED = "dev.jooqoutbox.schema..";
+
+  /** The API's two packages, without their subpackages. */
+  private static boolean inApi(JavaClass c) {
+    return c.getPackageName().equals(ROOT) || c.getPackageName().equals(ROOT + ".relay");
   }
 
-  @Test
-  void theInboxPathBuildsNoObjectMapper() throws Exception {
-    for (String name :
-        List.of("dev.jooqoutbox.Inbox", "dev.jooqoutbox.internal.repository.InboxStore")) {
-      Path file = classes().resolve(name.replace('.', '/') + ".class");
-      assertThat(references(file).classes())
-          .as("classes %s refers to", name)
-          .doesNotContain("com/fasterxml/jackson/databind/ObjectMapper");
-    }
+  private static boolean usesInternalCode(JavaClass c) {
+    return c.getDirectDependenciesFromSelf().stream()
+        .anyMatch(d -> d.getTargetClass().getPackageName().startsWith(ROOT + ".internal."));
   }
+
+  /**
+   * {@code Outbox}, {@code Inbox}, {@code OutboxAdmin}, {@code OutboxSchema}, {@code OutboxRelay},
+   * …: the API classes that use internal code, with their nested classes (a builder is its class's
+   * entry point). Internal code may use the other API classes, never these.
+   */
+  private static final DescribedPredicate<JavaClass> API_ENTRY_POINTS =
+      describe(
+          "entry points of the API (classes of dev.jooqoutbox or dev.jooqoutbox.relay that use"
+              + " internal code)",
+          c -> inApi(c) && (usesInternalCode(c) || usesInternalCode(topLevel(c))));
+
+  private static JavaClass topLevel(JavaClass c) {
+    JavaClass top = c;
+    while (top.getEnclosingClass().isPresent()) {
+      top = top.getEnclosingClass().get();
+    }
+    return top;
+  }
+
+  /** The OpenTelemetry implementation of {@code internal.tracing}, loaded only when present. */
+  private static final DescribedPredicate<JavaClass> TRACING_IMPLEMENTATION =
+      describe(
+          "the OpenTelemetry implementation (internal.tracing.OpenTelemetry*)",
+          c -> c.getName().startsWith(ROOT + ".internal.tracing.OpenTelemetry"));
+
+  /** The integrations' packages: each behind an optional dependency, loaded only when used. */
+  private static final DescribedPredicate<JavaClass> INTEGRATION_PACKAGES =
+      resideInAnyPackage(
+              ROOT + ".spring..",
+              ROOT + ".publisher..",
+              ROOT + ".cli..",
+              ROOT + ".internal.cli..",
+              ROOT + ".internal.micrometer..")
+          .as("an integration (spring, publisher, cli, micrometer)");
+
+  private static final DescribedPredicate<JavaClass> INTEGRATIONS =
+      INTEGRATION_PACKAGES
+          .or(TRACING_IMPLEMENTATION)
+          .as("an integration (spring, publisher, cli, micrometer, the OpenTelemetry tracing)");
+
+  // ---------------------------------------------------------------- the package graph
+
+  /**
+   * The packages of {@code dev.jooqoutbox}, with the API's two packages each split in two: its
+   * entry points (above internal code) and the rest (below it). The generated classes are left out:
+   * jOOQ's code generator names {@code internal.repository.EpochMillisConverter} in them.
+   */
+  private static final SliceAssignment PACKAGES =
+      new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass c) {
+          if (!c.getPackageName().startsWith(ROOT) || resideInAPackage(GENERATED).test(c)) {
+            return SliceIdentifier.ignore();
+          }
+          String name =
+              c.getPackageName().equals(ROOT)
+                  ? "(root)"
+                  : c.getPackageName().substring(ROOT.length() + 1);
+          if (inApi(c)) {
+            return SliceIdentifier.of(
+                name + (API_ENTRY_POINTS.test(c) ? " entry points" : " values"));
+          }
+          return SliceIdentifier.of(name);
+        }
+
+        @Override
+        public String getDescription() {
+          return "packages of dev.jooqoutbox.(**), the API's split into entry points and values";
+        }
+      };
+
+  @ArchTest
+  static final ArchRule noCyclesBetweenPackages =
+      slices().assignedFrom(PACKAGES).should().beFreeOfCycles();
+
+  @ArchTest
+  static final ArchRule internalCodeNeverDependsOnALayerAboveIt =
+      noClasses()
+          .that()
+          .resideInAPackage(ROOT + ".internal..")
+          .and(not(INTEGRATIONS))
+          .should()
+          .dependOnClassesThat(API_ENTRY_POINTS.or(INTEGRATION_PACKAGES))
+          .because("internal code sits below the API's entry points and every integration");
+
+  /** {@code Tracing.of} loads it, when OpenTelemetry is present; nothing else below Spring does. */
+  @ArchTest
+  static final ArchRule onlyTracingLoadsItsOpenTelemetryImplementation =
+      noClasses()
+          .that()
+          .resideOutsideOfPackages(ROOT + ".internal.tracing..", ROOT + ".spring..")
+          .should()
+          .dependOnClassesThat(TRACING_IMPLEMENTATION);
+
+  @ArchTest
+  static final ArchRule theApiNeverDependsOnAnIntegration =
+      noClasses()
+          .that(describe("are in dev.jooqoutbox or dev.jooqoutbox.relay", ArchitectureTest::inApi))
+          .should()
+          .dependOnClassesThat(INTEGRATIONS);
+
+  // ---------------------------------------------------------------- the dialect
+
+  /** {@code OutboxDialect} (whose {@code of} picks the strategy) and its implementations. */
+  private static final DescribedPredicate<JavaClass> DIALECT_STRATEGY =
+      describe(
+          "the dialect strategy (internal.repository.OutboxDialect and its implementations)",
+          c ->
+              Stream.of("OutboxDialect", "PostgresDialect", "MariaDbDialect", "SqliteDialect")
+                  .anyMatch(n -> c.getName().startsWith(ROOT + ".internal.repository." + n)));
+
+  @ArchTest
+  static final ArchRule onlyTheDialectStrategyAsksWhichDatabaseItIs =
+      noClasses()
+          .that(not(DIALECT_STRATEGY))
+          .and()
+          .resideOutsideOfPackage(ROOT + ".cli..")
+          .should()
+          .accessFieldWhere(
+              describe(
+                  "the field is a constant of SQLDialect",
+                  (JavaFieldAccess a) -> a.getTargetOwner().isEquivalentTo(SQLDialect.class)))
+          .orShould()
+          .callMethod(DatabaseMetaData.class, "getDatabaseProductName")
+          .because(
+              "the CLI maps a JDBC URL to a dialect; OutboxDialect.of picks the strategy, from the"
+                  + " jOOQ dialect or the connection's product name");
+
+  // ---------------------------------------------------------------- what loads what
+
+  @ArchTest
+  static final ArchRule theInboxPathBuildsNoObjectMapper =
+      noClasses()
+          .that()
+          .haveFullyQualifiedName(ROOT + ".Inbox")
+          .or()
+          .haveFullyQualifiedName(ROOT + ".internal.repository.InboxStore")
+          .should()
+          .dependOnClassesThat()
+          .haveFullyQualifiedName("com.fasterxml.jackson.databind.ObjectMapper");
 
   /**
    * The demo's consumers of {@code --publish}: the only classes outside the publishers that refer
@@ -54,145 +201,96 @@ class ArchitectureTest {
    */
   private static final List<String> DEMO_BROKERS =
       List.of(
-          "dev.jooqoutbox.cli.demo.RabbitMqDemoBroker",
-          "dev.jooqoutbox.cli.demo.KafkaDemoBroker",
-          "dev.jooqoutbox.cli.demo.NatsDemoBroker");
+          ROOT + ".cli.demo.RabbitMqDemoBroker",
+          ROOT + ".cli.demo.KafkaDemoBroker",
+          ROOT + ".cli.demo.NatsDemoBroker");
 
-  private static String topLevel(String className) {
-    int nested = className.indexOf('$');
-    return nested < 0 ? className : className.substring(0, nested);
-  }
+  @ArchTest
+  static final ArchRule theCoreNeverTouchesTheToolsLibraries =
+      noClasses()
+          .that()
+          .resideOutsideOfPackages(ROOT + ".cli..", ROOT + ".internal.micrometer..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("picocli..", "ch.qos.logback..", "com.zaxxer.hikari..");
 
-  @Test
-  void theApiDependsOnNoIntegration() throws Exception {
-    for (Path file : mainClasses()) {
-      String name = className(file);
-      boolean core =
-          !name.startsWith("dev.jooqoutbox.cli.")
-              && !name.startsWith("dev.jooqoutbox.internal.micrometer.");
-      if (core) {
-        assertThat(references(file).classes())
-            .as("classes %s refers to", name)
-            .noneMatch(c -> c.startsWith("picocli/") || c.startsWith("ch/qos/logback/"))
-            .noneMatch(c -> c.startsWith("com/zaxxer/hikari/"));
-      }
-      if (!name.startsWith("dev.jooqoutbox.publisher.") && !DEMO_BROKERS.contains(topLevel(name))) {
-        assertThat(references(file).classes())
-            .as("classes %s refers to (broker clients belong to the publishers)", name)
-            .noneMatch(c -> c.startsWith("com/rabbitmq/"))
-            .noneMatch(c -> c.startsWith("org/apache/kafka/"))
-            .noneMatch(c -> c.startsWith("io/nats/"));
-      }
-    }
-  }
+  @ArchTest
+  static final ArchRule brokerClientsBelongToThePublishers =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage(ROOT + ".publisher..")
+          .and(
+              describe(
+                  "are not a demo broker",
+                  (JavaClass c) -> !DEMO_BROKERS.contains(topLevel(c).getName())))
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("com.rabbitmq..", "org.apache.kafka..", "io.nats..");
 
   /**
    * OpenTelemetry is optional: only the tracing classes that {@code Tracing.of} loads when it is
-   * present, and the Spring integration behind its own condition, refer to its classes (the
-   * builders' {@code openTelemetry(...)} name it in a signature only, which loads nothing).
+   * present, and the Spring integration behind its own condition, refer to its classes in their
+   * code (the builders' {@code openTelemetry(...)} name it in a signature only, which loads
+   * nothing).
    */
-  @Test
-  void onlyTheTracingImplementationRefersToOpenTelemetry() throws Exception {
-    List<String> referring = new ArrayList<>();
-    for (Path file : mainClasses()) {
-      if (references(file).classes().stream().anyMatch(c -> c.startsWith("io/opentelemetry/"))) {
-        referring.add(className(file));
-      }
-    }
-    assertThat(referring)
-        .allMatch(
-            name ->
-                name.startsWith("dev.jooqoutbox.internal.tracing.OpenTelemetry")
-                    || name.startsWith("dev.jooqoutbox.spring."),
-            "is the tracing implementation or Spring's")
-        .anyMatch(name -> name.startsWith("dev.jooqoutbox.internal.tracing.OpenTelemetry"));
-  }
+  @ArchTest
+  static final ArchRule onlyTheTracingImplementationRefersToOpenTelemetry =
+      noClasses()
+          .that(not(TRACING_IMPLEMENTATION))
+          .and()
+          .resideOutsideOfPackage(ROOT + ".spring..")
+          .should(referInTheirCodeTo("io.opentelemetry."));
 
-  @Test
-  void theCliUsesTheApiAndNothingBelowIt() throws Exception {
-    for (Path file : mainClasses()) {
-      String name = className(file);
-      if (name.startsWith("dev.jooqoutbox.cli.")) {
-        assertThat(references(file).classes())
-            .as("classes %s refers to", name)
-            .noneMatch(c -> c.startsWith("dev/jooqoutbox/internal/repository/"))
-            .noneMatch(c -> c.startsWith("dev/jooqoutbox/internal/relay/"));
-      }
-    }
-  }
+  /** The rule above checks something: the implementation is where it says. */
+  @ArchTest
+  static final ArchRule theTracingImplementationRefersToOpenTelemetry =
+      classes()
+          .that()
+          .haveFullyQualifiedName(ROOT + ".internal.tracing.OpenTelemetryTracing")
+          .should(referInTheirCodeTo("io.opentelemetry."))
+          .allowEmptyShould(false);
 
-  // ---------------------------------------------------------------- constant pool reading
+  @ArchTest
+  static final ArchRule theCliUsesTheApiAndNothingBelowIt =
+      noClasses()
+          .that()
+          .resideInAPackage(ROOT + ".cli..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(ROOT + ".internal.repository..", ROOT + ".internal.relay..");
 
-  private record References(Set<String> classes, Set<String> fields) {}
-
-  private static References references(Path classFile) throws IOException {
-    try (InputStream in = Files.newInputStream(classFile);
-        DataInputStream data = new DataInputStream(in)) {
-      data.readInt(); // magic
-      data.readUnsignedShort();
-      data.readUnsignedShort();
-      int count = data.readUnsignedShort();
-      String[] utf8 = new String[count];
-      int[] classNameIndex = new int[count];
-      int[][] fieldRefs = new int[count][];
-      int[] nameAndTypeName = new int[count];
-      for (int i = 1; i < count; i++) {
-        int tag = data.readUnsignedByte();
-        switch (tag) {
-          case 1 -> utf8[i] = data.readUTF();
-          case 7 -> classNameIndex[i] = data.readUnsignedShort();
-          case 8, 16, 19, 20 -> data.readUnsignedShort();
-          case 3, 4 -> data.readInt();
-          case 5, 6 -> {
-            data.readLong();
-            i++;
-          }
-          case 9 -> fieldRefs[i] = new int[] {data.readUnsignedShort(), data.readUnsignedShort()};
-          case 10, 11, 17, 18 -> data.readInt();
-          case 12 -> {
-            nameAndTypeName[i] = data.readUnsignedShort();
-            data.readUnsignedShort();
-          }
-          case 15 -> {
-            data.readUnsignedByte();
-            data.readUnsignedShort();
-          }
-          default -> throw new IOException("constant pool tag " + tag + " in " + classFile);
+  /**
+   * Refers to a class of {@code prefix} where the JVM loads it: a supertype, a call, a field
+   * access, a class literal, an {@code instanceof}, a {@code catch}; not in a signature alone.
+   */
+  private static ArchCondition<JavaClass> referInTheirCodeTo(String prefix) {
+    return new ArchCondition<>("refer to classes of " + prefix + "* in their code") {
+      @Override
+      public void check(JavaClass c, ConditionEvents events) {
+        Set<String> referred = new HashSet<>();
+        c.getRawSuperclass().ifPresent(s -> referred.add(s.getName()));
+        c.getRawInterfaces().forEach(i -> referred.add(i.getName()));
+        for (JavaAccess<?> access : c.getAccessesFromSelf()) {
+          referred.add(access.getTargetOwner().getName());
+        }
+        c.getReferencedClassObjects().forEach(r -> referred.add(r.getRawType().getName()));
+        c.getInstanceofChecks().forEach(i -> referred.add(i.getRawType().getName()));
+        for (JavaCodeUnit unit : c.getCodeUnits()) {
+          unit.getTryCatchBlocks()
+              .forEach(t -> t.getCaughtThrowables().forEach(e -> referred.add(e.getName())));
+        }
+        referred.stream()
+            .filter(name -> name.startsWith(prefix))
+            .sorted()
+            .forEach(
+                name ->
+                    events.add(
+                        SimpleConditionEvent.satisfied(c, c.getName() + " refers to " + name)));
+        if (referred.stream().noneMatch(name -> name.startsWith(prefix))) {
+          events.add(
+              SimpleConditionEvent.violated(c, c.getName() + " refers to no " + prefix + "*"));
         }
       }
-      Set<String> classes = new HashSet<>();
-      Set<String> fields = new HashSet<>();
-      for (int i = 1; i < count; i++) {
-        if (classNameIndex[i] != 0) {
-          classes.add(utf8[classNameIndex[i]]);
-        }
-      }
-      for (int i = 1; i < count; i++) {
-        if (fieldRefs[i] != null) {
-          String owner = utf8[classNameIndex[fieldRefs[i][0]]];
-          fields.add(owner + "." + utf8[nameAndTypeName[fieldRefs[i][1]]]);
-        }
-      }
-      return new References(classes, fields);
-    }
-  }
-
-  private static Path classes() throws URISyntaxException {
-    return Path.of(Outbox.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-  }
-
-  private static List<Path> mainClasses() throws IOException, URISyntaxException {
-    Path root = classes();
-    try (Stream<Path> files = Files.walk(root)) {
-      return files
-          .filter(f -> f.toString().endsWith(".class"))
-          .filter(f -> !root.relativize(f).toString().startsWith("dev/jooqoutbox/schema/"))
-          .sorted()
-          .toList();
-    }
-  }
-
-  private static String className(Path file) throws URISyntaxException {
-    return classes().relativize(file).toString().replace('/', '.').replaceAll("\\.class$", "");
+    };
   }
 }

@@ -3,9 +3,9 @@ package dev.jooqoutbox.relay;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxName;
-import dev.jooqoutbox.internal.naming.OutboxNaming;
 import dev.jooqoutbox.internal.relay.RelayConfig;
 import dev.jooqoutbox.internal.relay.SyncHandler;
+import dev.jooqoutbox.internal.repository.OutboxContext;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
@@ -280,7 +280,7 @@ public final class OutboxRelayBuilder {
   public OutboxRelay build() {
     return new OutboxRelay(
         new RelayConfig(
-                OutboxNaming.apply(dsl, name),
+                OutboxContext.of(dsl, name),
                 handlers,
                 batchSize,
                 maxRun,

@@ -51,6 +51,14 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
   private final AtomicLong oldestAgeMillis = new AtomicLong();
   private final AtomicLong unknown = new AtomicLong();
 
+  /**
+   * The metrics on {@code registry}, a {@link MeterRegistry}: what {@code RelayEngine} calls by
+   * name (it sits below this package), typed {@code Object} so the call names no Micrometer class.
+   */
+  public static RelayMetrics on(Object registry) {
+    return new MicrometerRelayMetrics((MeterRegistry) registry);
+  }
+
   public MicrometerRelayMetrics(MeterRegistry registry) {
     this.registry = registry;
     this.claimTimer =

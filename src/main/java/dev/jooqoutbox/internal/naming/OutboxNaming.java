@@ -3,9 +3,7 @@ package dev.jooqoutbox.internal.naming;
 import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxName;
-import dev.jooqoutbox.internal.repository.SchemaSupport;
 import dev.jooqoutbox.schema.DefaultSchema;
 import org.jooq.Context;
 import org.jooq.DSLContext;
@@ -28,18 +26,21 @@ import org.jooq.impl.DSL;
  */
 public final class OutboxNaming {
 
+  /**
+   * The PostgreSQL notification channel of the default outbox; {@code Outbox.NOTIFY_CHANNEL} is
+   * this constant.
+   */
+  public static final String NOTIFY_CHANNEL = "jooq_outbox";
+
   private OutboxNaming() {}
 
   /**
    * {@code dsl} unchanged for the default outbox; otherwise a context on the same connections and
    * transaction whose settings map the two tables to {@code name}'s. The caller's settings are
-   * copied, never changed.
+   * copied, never changed. Whether the database has schemas is not asked here: the library's entry
+   * points go through {@code internal.repository.OutboxContext}, which asks the dialect.
    */
   public static DSLContext apply(DSLContext dsl, OutboxName name) {
-    if (name.hasSchema() && !SchemaSupport.of(dsl.dialect())) {
-      throw new IllegalArgumentException(
-          name + ": SQLite has no schemas; use an outbox without a schema (OutboxName.inSchema)");
-    }
     if (outboxTable(dsl.settings()).equals(name.outboxTable())
         && schema(dsl.settings()).equals(name.schema())) {
       return dsl;
@@ -107,18 +108,16 @@ public final class OutboxNaming {
 
   /**
    * The PostgreSQL notification channel of the outbox {@code settings} map to: {@link
-   * Outbox#NOTIFY_CHANNEL} for the default outbox, {@code jooq_outbox_<outbox table>} for a named
-   * one, so that a write wakes only the relays of its own outbox. The channel does not name the
-   * schema ({@link OutboxName#inSchema}): outboxes with the same tables in two schemas wake each
-   * other's relays, which then find nothing of theirs to send (an extra poll, never a lost
-   * wake-up). An identifier built from a validated name (at most 12 + 27 + 15 = 54 characters),
-   * never from other input.
+   * #NOTIFY_CHANNEL} for the default outbox, {@code jooq_outbox_<outbox table>} for a named one, so
+   * that a write wakes only the relays of its own outbox. The channel does not name the schema
+   * ({@link OutboxName#inSchema}): outboxes with the same tables in two schemas wake each other's
+   * relays, which then find nothing of theirs to send (an extra poll, never a lost wake-up). An
+   * identifier built from a validated name (at most 12 + 27 + 15 = 54 characters), never from other
+   * input.
    */
   public static String notifyChannel(Settings settings) {
     String table = outboxTable(settings);
-    return table.equals(OUTBOX_MESSAGE.getName())
-        ? Outbox.NOTIFY_CHANNEL
-        : Outbox.NOTIFY_CHANNEL + "_" + table;
+    return table.equals(OUTBOX_MESSAGE.getName()) ? NOTIFY_CHANNEL : NOTIFY_CHANNEL + "_" + table;
   }
 
   /**

@@ -1,11 +1,10 @@
 package dev.jooqoutbox.internal.relay;
 
-import dev.jooqoutbox.internal.micrometer.MicrometerRelayMetrics;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.WakeupListener;
 import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.Wakeups;
-import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -96,12 +95,32 @@ public final class RelayEngine {
   }
 
   /**
-   * Only this method names Micrometer's classes, and the JVM resolves them when it first runs:
-   * without a registry nothing of Micrometer (an optional dependency) is loaded.
+   * The metrics on a Micrometer {@code registry}. The implementation sits in {@code
+   * internal.micrometer}, above this package (it implements {@link RelayMetrics}), so it is named
+   * here by its class name, not referred to: without a registry nothing of it nor of Micrometer (an
+   * optional dependency) is loaded.
    */
   private static RelayMetrics micrometer(Object registry) {
-    return new MicrometerRelayMetrics((MeterRegistry) registry);
+    try {
+      return (RelayMetrics)
+          Class.forName(MICROMETER_METRICS, true, RelayEngine.class.getClassLoader())
+              .getMethod("on", Object.class)
+              .invoke(null, registry);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof RuntimeException unchecked) {
+        throw unchecked;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(MICROMETER_METRICS + " could not be loaded", e);
+    }
   }
+
+  private static final String MICROMETER_METRICS =
+      "dev.jooqoutbox.internal.micrometer.MicrometerRelayMetrics";
 
   public void start() {
     if (stopping.get() || !started.compareAndSet(false, true)) {

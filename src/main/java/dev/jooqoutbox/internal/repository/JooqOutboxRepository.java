@@ -44,8 +44,10 @@ import org.jooq.DSLContext;
  *       removes them from the dead letters.
  * </ul>
  *
- * <p>Thread-safe; holds no state beyond its {@code DSLContext}. Statements outside a caller's
- * transaction run in their own transaction (autocommit).
+ * <p>Thread-safe. Its one piece of mutable state is the claim's floor ({@link ClaimFloor}, in its
+ * {@link MessageClaimer}): where in seq order the claim's window starts, refreshed from the
+ * database now and then, so a relay keeps one repository for all its claims. Statements outside a
+ * caller's transaction run in their own transaction (autocommit).
  */
 public final class JooqOutboxRepository {
 

@@ -5,6 +5,8 @@ import static org.jooq.impl.DSL.select;
 
 import dev.jooqoutbox.OutboxException;
 import dev.jooqoutbox.schema.tables.OutboxMessageTable;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -27,11 +29,27 @@ import org.jooq.Table;
 
 /**
  * Everything in which the supported databases differ for the outbox, one implementation per
- * database, picked once from the jOOQ dialect (as db-scheduler's {@code JdbcCustomization}). The
- * repository's classes ask this interface and never the dialect itself; no other class tests which
- * database it runs on.
+ * database, picked once from the jOOQ dialect or, for the schema checks and the migration, from the
+ * connection (as db-scheduler's {@code JdbcCustomization}). The repository's classes ask this
+ * interface and never the dialect itself ({@link DatabaseSchemas} answers for {@code
+ * internal.schema}); no other class tests which database it runs on.
  */
 interface OutboxDialect {
+
+  /**
+   * The implementation for the database of {@code connection}, from its product name: for the
+   * schema checks and the migration, which get a connection and no jOOQ dialect. A database other
+   * than PostgreSQL and SQLite gets MariaDB's (what the checks assumed of any other database before
+   * they asked this interface); the library supports no other.
+   */
+  static OutboxDialect of(Connection connection) throws SQLException {
+    String product = connection.getMetaData().getDatabaseProductName();
+    return switch (product == null ? "" : product) {
+      case "PostgreSQL" -> PostgresDialect.INSTANCE;
+      case "SQLite" -> SqliteDialect.INSTANCE;
+      default -> MariaDbDialect.INSTANCE;
+    };
+  }
 
   /** The implementation for {@code dialect}. */
   static OutboxDialect of(SQLDialect dialect) {
@@ -131,6 +149,24 @@ interface OutboxDialect {
   /** Whether tables can live in a schema other than the current one (OutboxName.inSchema). */
   default boolean hasSchemas() {
     return true;
+  }
+
+  /**
+   * Whether what the outbox calls a schema is a JDBC catalog (MariaDB: a database, listed by {@code
+   * getCatalogs}, entered with {@code setCatalog}) rather than a JDBC schema (PostgreSQL: listed by
+   * {@code getSchemas}, entered with {@code setSchema}).
+   */
+  default boolean schemaIsCatalog() {
+    return true;
+  }
+
+  /**
+   * Whether a connection can have no current schema at all (PostgreSQL: no schema of the {@code
+   * search_path} exists), which the schema checks then name; elsewhere the current database is
+   * checked at connect.
+   */
+  default boolean currentSchemaMayBeMissing() {
+    return false;
   }
 
   /** Whether {@link #notifyOtherProcesses} reaches relays in other processes. */

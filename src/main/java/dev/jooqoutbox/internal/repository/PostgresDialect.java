@@ -29,6 +29,18 @@ final class PostgresDialect implements OutboxDialect {
 
   static final PostgresDialect INSTANCE = new PostgresDialect();
 
+  /** Schemas inside the database, entered with {@code setSchema} (the {@code search_path}). */
+  @Override
+  public boolean schemaIsCatalog() {
+    return false;
+  }
+
+  /** The {@code search_path} may name only schemas that do not exist. */
+  @Override
+  public boolean currentSchemaMayBeMissing() {
+    return true;
+  }
+
   private PostgresDialect() {}
 
   @Override

@@ -2,6 +2,7 @@ package dev.jooqoutbox.internal.schema;
 
 import dev.jooqoutbox.OutboxException;
 import dev.jooqoutbox.OutboxName;
+import dev.jooqoutbox.internal.repository.DatabaseSchemas;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
@@ -80,7 +81,7 @@ public final class LiquibaseRunner {
 
   private static void useSchema(Connection connection, String schema, String catalog)
       throws SQLException {
-    if ("PostgreSQL".equals(connection.getMetaData().getDatabaseProductName())) {
+    if (!DatabaseSchemas.of(connection).schemaIsCatalog()) {
       if (schema != null) {
         connection.setSchema(schema);
       }

@@ -2,6 +2,7 @@ package dev.jooqoutbox.internal.schema;
 
 import dev.jooqoutbox.OutboxException;
 import dev.jooqoutbox.OutboxName;
+import dev.jooqoutbox.internal.repository.DatabaseSchemas;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -24,12 +25,12 @@ public final class SchemaChecks {
    */
   public static void requireSchema(Connection connection, OutboxName name) throws SQLException {
     DatabaseMetaData meta = connection.getMetaData();
-    if ("SQLite".equals(meta.getDatabaseProductName())) {
+    DatabaseSchemas database = DatabaseSchemas.of(connection);
+    if (!database.hasSchemas()) {
       throw new OutboxException(
           name + ": SQLite has no schemas; use an outbox without a schema (OutboxName.inSchema)");
     }
-    boolean catalogs = !"PostgreSQL".equals(meta.getDatabaseProductName());
-    try (ResultSet found = catalogs ? meta.getCatalogs() : meta.getSchemas()) {
+    try (ResultSet found = database.schemaIsCatalog() ? meta.getCatalogs() : meta.getSchemas()) {
       while (found.next()) {
         if (name.schema().equalsIgnoreCase(found.getString(1))) {
           return;
@@ -47,7 +48,7 @@ public final class SchemaChecks {
    * instead. Other databases have no such state: their current database is checked at connect.
    */
   public static void requireCurrentSchema(Connection connection) throws SQLException {
-    if (!"PostgreSQL".equals(connection.getMetaData().getDatabaseProductName())
+    if (!DatabaseSchemas.of(connection).currentSchemaMayBeMissing()
         || connection.getSchema() != null) {
       return;
     }
