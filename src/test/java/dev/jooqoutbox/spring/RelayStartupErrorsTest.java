@@ -94,9 +94,9 @@ class RelayStartupErrorsTest {
 
   /**
    * Two constructors of two arguments and no annotation: Jackson takes neither. (One was enough
-   * until the build compiled with parameter names: with them, and the parameter-names module Boot 4's
-   * Jackson 2 auto-configuration registers, Jackson 2.18+ takes a single such constructor as its
-   * creator.)
+   * until the build compiled with parameter names: with them, and the parameter-names module Boot
+   * 4's Jackson 2 auto-configuration registers, Jackson 2.18+ takes a single such constructor as
+   * its creator.)
    */
   static class NoCreator {
     private final String name;
