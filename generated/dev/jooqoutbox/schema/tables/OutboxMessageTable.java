@@ -4,7 +4,7 @@
 package dev.jooqoutbox.schema.tables;
 
 
-import dev.jooqoutbox.internal.repository.EpochMillisConverter;
+import dev.jooqoutbox.internal.convert.EpochMillisConverter;
 import dev.jooqoutbox.schema.DefaultSchema;
 import dev.jooqoutbox.schema.Indexes;
 import dev.jooqoutbox.schema.Keys;

@@ -29,7 +29,7 @@ abstract class WorkerShutdownContract extends DatabaseFixture {
   /** The exit code of a JVM ended by SIGTERM after its shutdown hooks ran (128 + 15). */
   private static final int SIGTERMED = 143;
 
-  private static final int MESSAGES = 3_000;
+  private static final int MESSAGES = 1_500;
 
   private Path logs;
 

@@ -1,4 +1,4 @@
-package dev.jooqoutbox.internal.repository;
+package dev.jooqoutbox.internal.convert;
 
 import java.time.Instant;
 import org.jooq.impl.AbstractConverter;
