@@ -54,9 +54,8 @@ import org.jooq.TransactionListener;
  *       outbox.write(tx.dsl(), ...))} on the context the outbox was built on gets it with nothing
  *       to add. Spring-managed transactions have the Spring integration's hook. Other transactions
  *       fall back to a {@code NOTIFY} inside the transaction on PostgreSQL (delivered at commit;
- *       such writers commit one at a time on PostgreSQL's notification lock; the build logs a
- *       warning when the outbox's own context is such a case) and to the relays' poll elsewhere.
- *       See docs/guide.md.
+ *       such writers commit one at a time on PostgreSQL's notification lock) and to the relays'
+ *       poll elsewhere. See docs/guide.md.
  *   <li>When OpenTelemetry is present (see {@link Builder#openTelemetry}), the current trace
  *       context is stored in the message's headers (W3C {@code traceparent} and {@code tracestate}
  *       with the default propagators), unless the caller set one of those headers itself.
