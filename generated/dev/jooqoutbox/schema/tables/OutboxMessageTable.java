@@ -142,6 +142,11 @@ public class OutboxMessageTable extends TableImpl<OutboxMessageRecord> {
      */
     public final TableField<OutboxMessageRecord, String> RESOLUTION = createField(DSL.name("resolution"), SQLDataType.CLOB, this, "");
 
+    /**
+     * The column <code>outbox_message.requeued_at</code>.
+     */
+    public final TableField<OutboxMessageRecord, Instant> REQUEUED_AT = createField(DSL.name("requeued_at"), SQLDataType.BIGINT, this, "", new EpochMillisConverter());
+
     private OutboxMessageTable(Name alias, Table<OutboxMessageRecord> aliased) {
         this(alias, aliased, (Field<?>[]) null, null);
     }

@@ -276,6 +276,21 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
         return (String) get(16);
     }
 
+    /**
+     * Setter for <code>outbox_message.requeued_at</code>.
+     */
+    public OutboxMessageRecord setRequeuedAt(Instant value) {
+        set(17, value);
+        return this;
+    }
+
+    /**
+     * Getter for <code>outbox_message.requeued_at</code>.
+     */
+    public Instant getRequeuedAt() {
+        return (Instant) get(17);
+    }
+
     // -------------------------------------------------------------------------
     // Primary key information
     // -------------------------------------------------------------------------
@@ -299,7 +314,7 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
     /**
      * Create a detached, initialised OutboxMessageRecord
      */
-    public OutboxMessageRecord(Long seq, String id, String aggregate, String topic, JSON payload, JSON headers, Instant createdAt, Instant availableAt, Integer attempts, String lastError, String claimToken, Instant lockedUntil, Instant sentAt, Instant deadAt, Instant outcomeUnknownAt, String remoteRef, String resolution) {
+    public OutboxMessageRecord(Long seq, String id, String aggregate, String topic, JSON payload, JSON headers, Instant createdAt, Instant availableAt, Integer attempts, String lastError, String claimToken, Instant lockedUntil, Instant sentAt, Instant deadAt, Instant outcomeUnknownAt, String remoteRef, String resolution, Instant requeuedAt) {
         super(OutboxMessageTable.OUTBOX_MESSAGE);
 
         setSeq(seq);
@@ -319,6 +334,7 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
         setOutcomeUnknownAt(outcomeUnknownAt);
         setRemoteRef(remoteRef);
         setResolution(resolution);
+        setRequeuedAt(requeuedAt);
         resetChangedOnNotNull();
     }
 }

@@ -40,7 +40,8 @@ class PostgresMigrationSafetyTest {
           "002-inbox-message-postgresql",
           "003-outbox-message-indexes-postgresql",
           "005-outcome-unknown-postgresql",
-          "006-pending-index-order-postgresql");
+          "006-pending-index-order-postgresql",
+          "007-requeued-at-postgresql");
 
   private static final Set<String> INDEXES =
       Set.of(
@@ -51,7 +52,8 @@ class PostgresMigrationSafetyTest {
           "ix_outbox_message_pending",
           "ix_outbox_message_aggregate_pending",
           "ix_outbox_message_dead",
-          "ix_outbox_message_unknown");
+          "ix_outbox_message_unknown",
+          "ix_outbox_message_requeued");
 
   @BeforeAll
   static void quietLogs() {

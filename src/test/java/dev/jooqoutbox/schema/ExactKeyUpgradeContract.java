@@ -41,14 +41,21 @@ abstract class ExactKeyUpgradeContract extends EmptyDatabasePerTest {
   /**
    * The changesets of this dialect applied after the released ones: 004 changes only MariaDB's keys
    * (PostgreSQL and SQLite compared exactly already); 005 adds the outcome columns everywhere; 006
-   * adds PostgreSQL's index by state.
+   * adds PostgreSQL's index by state; 007 the column requeued_at everywhere.
    */
   List<String> changesetsAfterTheRelease() {
     return switch (kind) {
       case POSTGRES ->
-          List.of("005-outcome-unknown-postgresql", "006-pending-index-order-postgresql");
-      case MARIADB -> List.of("004-exact-key-collation-mariadb", "005-outcome-unknown-mariadb");
-      case SQLITE -> List.of("005-outcome-unknown-sqlite");
+          List.of(
+              "005-outcome-unknown-postgresql",
+              "006-pending-index-order-postgresql",
+              "007-requeued-at-postgresql");
+      case MARIADB ->
+          List.of(
+              "004-exact-key-collation-mariadb",
+              "005-outcome-unknown-mariadb",
+              "007-requeued-at-mariadb");
+      case SQLITE -> List.of("005-outcome-unknown-sqlite", "007-requeued-at-sqlite");
     };
   }
 

@@ -7,16 +7,14 @@ import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
-import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.testing.EmptyDatabasePerTest;
 import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.ReleasedSchema;
 import dev.jooqoutbox.testing.TestChangelogs;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.jooq.Result;
 import org.junit.jupiter.api.Test;
@@ -31,6 +29,9 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
 
   static final String RELEASED_CHANGELOG = "dev/jooqoutbox/schema/released-001-005.xml";
   static final Instant T = Instant.parse("2026-06-01T08:00:00Z");
+
+  /** The columns this test compares: those of the release before 006, and 006 adds none. */
+  static final List<org.jooq.Field<?>> BEFORE_007 = ReleasedSchema.outboxColumnsBefore007();
 
   static final String NEW_PENDING =
       "CREATE INDEX ix_outbox_message_pending ON %s.outbox_message USING btree (sent_at, dead_at,"
@@ -53,12 +54,7 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
     assertThat(indexDefinitions()).contains(format(OLD_PENDING), format(OLD_SENT_AT));
     MutableClock clock = new MutableClock(T);
     Outbox outbox = Outbox.builder(dsl).clock(clock).notifyOnWrite(false).build();
-    List<String> written = new ArrayList<>();
-    for (int i = 0; i < 9; i++) {
-      String aggregate = "acct-" + (i % 3);
-      written.add(
-          dsl.transactionResult(tx -> outbox.write(tx.dsl(), aggregate, "up", Map.of("n", 0))));
-    }
+    List<String> written = ReleasedSchema.writeInTurn(dsl, outbox, 9, 3);
     // Two sent a day ago, one dead, one leased by a relay that died, one backing off.
     JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
     var first = repository.claim(Set.of("up"), 3, Duration.ofSeconds(60), "old", T);
@@ -67,33 +63,25 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
     repository.deadLetter("old", first.get(2).seq(), "before the upgrade", T);
     var next = repository.claim(Set.of("up"), 2, Duration.ofSeconds(60), "died", T);
     repository.retryLater("died", next.get(1).seq(), "boom", T.plusSeconds(30));
-    Result<?> before = dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
+    Result<?> before =
+        dsl.select(BEFORE_007).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
 
     OutboxSchema.migrate(db.dataSource());
 
-    assertThat(TestChangelogs.applied(dsl)).endsWith("006-pending-index-order-postgresql");
+    assertThat(TestChangelogs.applied(dsl))
+        .endsWith("006-pending-index-order-postgresql", "007-requeued-at-postgresql");
     assertThat(indexDefinitions())
         .contains(format(NEW_PENDING))
         .doesNotContain(format(OLD_PENDING), format(OLD_SENT_AT))
         .noneMatch(definition -> definition.contains("ix_outbox_message_sent_at"));
-    assertThat(dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
+    assertThat(dsl.select(BEFORE_007).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
         .as("rows after the upgrade")
         .isEqualTo(before);
 
     clock.advance(Duration.ofMinutes(2));
     OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
     assertThat(admin.purge(Duration.ofHours(1)).outboxDeleted()).as("sent a day ago").isEqualTo(2);
-    List<String> delivered = new ArrayList<>();
-    try (OutboxRelay relay =
-        OutboxRelay.builder(dsl)
-            .clock(clock)
-            .listen(false)
-            .handler("up", m -> delivered.add(m.id()))
-            .build()) {
-      for (int round = 0; round < 10 && delivered.size() < 6; round++) {
-        relay.drainOnce(100);
-      }
-    }
+    List<String> delivered = ReleasedSchema.deliver(dsl, clock, 6);
     assertThat(delivered).containsExactlyInAnyOrderElementsOf(written.subList(3, 9));
     for (int a = 0; a < 3; a++) {
       List<String> ofAggregate = List.of(written.get(a + 3), written.get(a + 6));
@@ -102,14 +90,15 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
           .containsExactlyElementsOf(ofAggregate);
     }
 
-    Result<?> upgraded = dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
-    OutboxSchema.rollback(db.dataSource(), 1);
+    Result<?> upgraded =
+        dsl.select(BEFORE_007).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
+    OutboxSchema.rollback(db.dataSource(), 2); // 007, then 006
 
     assertThat(TestChangelogs.applied(dsl)).doesNotContain("006-pending-index-order-postgresql");
     assertThat(indexDefinitions())
         .contains(format(OLD_PENDING), format(OLD_SENT_AT))
         .doesNotContain(format(NEW_PENDING));
-    assertThat(dsl.selectFrom(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
+    assertThat(dsl.select(BEFORE_007).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
         .as("rows after the rollback")
         .isEqualTo(upgraded);
   }

@@ -2,8 +2,14 @@ package dev.jooqoutbox.testing;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.relay.OutboxRelay;
+import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 
@@ -33,6 +39,52 @@ public final class ReleasedSchema {
         OUTBOX_MESSAGE.LOCKED_UNTIL,
         OUTBOX_MESSAGE.SENT_AT,
         OUTBOX_MESSAGE.DEAD_AT);
+  }
+
+  /**
+   * Writes {@code count} messages of topic "up" through {@code outbox}, taking the aggregates
+   * acct-0 to acct-({@code aggregates} - 1) in turn, each in its own transaction; returns their
+   * ids.
+   */
+  public static List<String> writeInTurn(DSLContext dsl, Outbox outbox, int count, int aggregates) {
+    List<String> written = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String aggregate = "acct-" + (i % aggregates);
+      written.add(
+          dsl.transactionResult(tx -> outbox.write(tx.dsl(), aggregate, "up", Map.of("n", 0))));
+    }
+    return written;
+  }
+
+  /**
+   * Runs a relay of topic "up" at {@code clock}'s time until it has delivered {@code expected}
+   * messages or drained 20 times; returns the ids in the order their handler saw them.
+   */
+  public static List<String> deliver(DSLContext dsl, Clock clock, int expected) {
+    // The relay runs handlers of different aggregates on several threads at once.
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    try (OutboxRelay relay =
+        OutboxRelay.builder(dsl)
+            .clock(clock)
+            .listen(false)
+            .handler("up", m -> delivered.add(m.id()))
+            .build()) {
+      for (int round = 0; round < 20 && delivered.size() < expected; round++) {
+        relay.drainOnce(100);
+      }
+    }
+    return delivered;
+  }
+
+  /** The columns of {@code outbox_message} before 007 (created by 001 to 006). */
+  public static List<Field<?>> outboxColumnsBefore007() {
+    List<Field<?>> columns = new java.util.ArrayList<>(outboxColumnsBefore005());
+    columns.addAll(
+        List.of(
+            OUTBOX_MESSAGE.OUTCOME_UNKNOWN_AT,
+            OUTBOX_MESSAGE.REMOTE_REF,
+            OUTBOX_MESSAGE.RESOLUTION));
+    return columns;
   }
 
   /**

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.schema;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class MariaDbRequeuedAtUpgradeTest extends RequeuedAtUpgradeContract {
+  MariaDbRequeuedAtUpgradeTest() {
+    super(TestDatabase.Kind.MARIADB);
+  }
+}
