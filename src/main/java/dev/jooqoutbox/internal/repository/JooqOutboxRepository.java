@@ -44,10 +44,11 @@ import org.jooq.DSLContext;
  *       removes them from the dead letters.
  * </ul>
  *
- * <p>Thread-safe. Its one piece of mutable state is the claim's floor ({@link ClaimFloor}, in its
- * {@link MessageClaimer}): where in seq order the claim's window starts, refreshed from the
- * database now and then, so a relay keeps one repository for all its claims. Statements outside a
- * caller's transaction run in their own transaction (autocommit).
+ * <p>Thread-safe. Its one piece of mutable state is the claim's floor (in its {@link
+ * MessageClaimer}: a {@link HorizonFloor} on PostgreSQL, a {@link ClaimFloor} elsewhere): where in
+ * seq order the claim starts reading, refreshed from the database now and then, so a relay keeps
+ * one repository for all its claims. Statements outside a caller's transaction run in their own
+ * transaction (autocommit).
  */
 public final class JooqOutboxRepository {
 
@@ -79,7 +80,10 @@ public final class JooqOutboxRepository {
     this(dsl, mapper, System::nanoTime);
   }
 
-  /** For tests: {@code nanoTime} times the claim's floor refreshes ({@link ClaimFloor}). */
+  /**
+   * For tests: {@code nanoTime} times the claim's floor refreshes ({@link ClaimFloor}, {@link
+   * HorizonFloor}).
+   */
   JooqOutboxRepository(DSLContext dsl, ObjectMapper mapper, LongSupplier nanoTime) {
     this.dsl = Objects.requireNonNull(dsl, "dsl");
     this.dialect = OutboxDialect.of(dsl.dialect());

@@ -15,17 +15,18 @@ import java.util.Set;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.jooq.Record;
-import org.jooq.Record3;
+import org.jooq.Record4;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The claim: which ready messages a relay takes, written once for every database. Two passes, each
  * a bounded amount of work however deep the backlog and however many sent rows wait for vacuum or
- * purge: first the runs among the oldest pending rows from the {@link ClaimFloor} on, in seq order
- * (what should be delivered first), then, only when that did not fill the batch and either took
- * nothing or found its window full, the heads of other aggregates found by a skip scan. The second
- * pass sees the first pass's rows as leased, so nothing is claimed twice. The dialect supplies the
+ * purge: first the runs among the oldest pending rows from where {@link ClaimStart} says, in seq
+ * order (what should be delivered first), then, only when that did not fill the batch and either
+ * took nothing or found its window full, the heads of other aggregates found by a skip scan (and,
+ * below a {@link HorizonFloor}, the requeued dead letters the passes do not read). The second pass
+ * sees the first pass's rows as leased, so nothing is claimed twice. The dialect supplies the
  * transaction, the locking and the skip scan.
  *
  * <p>The runs are chosen from a snapshot, then leased with skip-locked, which re-checks that each
@@ -40,7 +41,7 @@ final class MessageClaimer {
   private final OutboxDialect dialect;
   private final MessageRows rows;
   private final MessageSettler settler;
-  private final ClaimFloor floor;
+  private final ClaimStart start;
 
   MessageClaimer(
       DSLContext dsl,
@@ -52,14 +53,14 @@ final class MessageClaimer {
     this.dialect = dialect;
     this.rows = rows;
     this.settler = settler;
-    this.floor = new ClaimFloor(nanoTime);
+    this.start = new ClaimStart(dsl, dialect, nanoTime);
   }
 
   List<OutboxMessage> claim(ClaimRequest c) {
     if (c.topics().isEmpty() || c.limit() <= 0) {
       return List.of();
     }
-    long from = floor.current(() -> dsl.fetchValue(ClaimQueries.oldestPendingOrNext(dialect)));
+    ClaimStart.From from = start.next();
     var lease = new OutboxDialect.Lease(c.claimToken(), c.now().plus(c.lease()));
     List<Record> claimed =
         Deadlocks.retry(() -> dialect.claimTransaction(dsl, tx -> bothPasses(tx, c, from, lease)));
@@ -71,7 +72,7 @@ final class MessageClaimer {
    * lease}.
    */
   private List<Record> bothPasses(
-      DSLContext tx, ClaimRequest c, long from, OutboxDialect.Lease lease) {
+      DSLContext tx, ClaimRequest c, ClaimStart.From from, OutboxDialect.Lease lease) {
     FirstPass first = leaseRuns(tx, c, from, lease);
     List<Record> claimed = first.claimed();
     // The head scan finds what the window cannot: aggregates beyond a full window, and rows that
@@ -79,21 +80,43 @@ final class MessageClaimer {
     // from the floor on, only the latter remain, and the scan (two more statements, about 40 % of
     // the claim at a steady 1,000 msg/s, where it nearly always came back empty) is left to the
     // next claim that takes nothing, or to the floor, which reaches such a row within two periods.
-    // The relay claims again at once after a claim that took something.
-    if (claimed.size() < c.limit() && (claimed.isEmpty() || first.windowFull())) {
-      List<Long> heads = tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(c.limit())));
+    // The relay claims again at once after a claim that took something. Below a HorizonFloor no
+    // row becomes pending by a commit, so there the scan runs only beyond a full window.
+    if (claimed.size() < c.limit() && start.headScanWanted(claimed.isEmpty(), first.windowFull())) {
+      long started = start.nanoTime();
+      List<Long> heads =
+          tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(c.limit()), from.probeFrom()));
+      start.headScanTook(started);
       if (!heads.isEmpty()) {
-        // Never a head of an aggregate the first pass took a run of: that run may start behind
-        // rows its claimer held when the window was read, and gave back since (the head scan is a
-        // later statement), and the head in front of it would make a run that skips them.
-        Set<String> taken = new HashSet<>();
-        claimed.forEach(r -> taken.add(r.get(OUTBOX_MESSAGE.AGGREGATE)));
         var ready =
-            ClaimQueries.readyAmong(heads, c.topics(), c.limit() - claimed.size(), c.now(), taken);
+            ClaimQueries.readyAmong(
+                heads, c.topics(), c.limit() - claimed.size(), c.now(), aggregatesOf(claimed));
+        claimed.addAll(dialect.lease(tx, ready, lease));
+      }
+    }
+    // Requeued dead letters below a HorizonFloor, which neither pass reads.
+    if (start.readsRequeuedBelow(from) && claimed.size() < c.limit()) {
+      List<Long> requeued = tx.fetchValues(HeadQueries.requeuedHeadsBelow(from.probeFrom()));
+      if (!requeued.isEmpty()) {
+        var ready =
+            ClaimQueries.readyAmong(
+                requeued, c.topics(), c.limit() - claimed.size(), c.now(), aggregatesOf(claimed));
         claimed.addAll(dialect.lease(tx, ready, lease));
       }
     }
     return claimed;
+  }
+
+  /**
+   * The aggregates of {@code claimed}, whose heads a later statement of the claim must not take: a
+   * run of the first pass may start behind rows its claimer held when the window was read and gave
+   * back since (the later statements run after), and the head in front of it would make a run that
+   * skips them.
+   */
+  private static Set<String> aggregatesOf(List<Record> claimed) {
+    Set<String> taken = new HashSet<>();
+    claimed.forEach(r -> taken.add(r.get(OUTBOX_MESSAGE.AGGREGATE)));
+    return taken;
   }
 
   /**
@@ -104,27 +127,37 @@ final class MessageClaimer {
   private record FirstPass(List<Record> claimed, boolean windowFull) {}
 
   /** The first pass: the runs of the window, leased, each cut before a row it could not lease. */
-  private FirstPass leaseRuns(DSLContext tx, ClaimRequest c, long from, OutboxDialect.Lease lease) {
-    List<Record3<Long, String, Integer>> runs =
+  private FirstPass leaseRuns(
+      DSLContext tx, ClaimRequest c, ClaimStart.From from, OutboxDialect.Lease lease) {
+    List<Record4<Long, String, Integer, Long>> runs =
         tx.fetch(
-            WindowRuns.runs(dialect, c.topics(), c.limit(), c.maxRun(), from, c.now(), c.held()));
+            WindowRuns.runs(
+                dialect,
+                c.topics(),
+                c.limit(),
+                c.maxRun(),
+                from.windowFrom(),
+                c.now(),
+                c.held(),
+                from.probeFrom()));
     if (runs.isEmpty()) {
       return new FirstPass(new ArrayList<>(), true);
     }
     boolean windowFull = runs.get(0).value3() >= WindowRuns.windowRows(c.limit(), c.held());
-    List<Long> seqs = runs.stream().map(Record3::value1).toList();
+    start.windowRead(from, runs.get(0).value4());
+    List<Long> seqs = runs.stream().map(Record4::value1).toList();
     Map<Long, Record> leased = new HashMap<>();
     var ready = ClaimQueries.readyAmong(seqs, c.topics(), seqs.size(), c.now());
     for (Record r : dialect.lease(tx, ready, lease)) {
       leased.put(r.get(OUTBOX_MESSAGE.SEQ), r);
     }
-    RunCut<Record3<Long, String, Integer>> cut =
-        RunCut.of(runs, Record3::value2, run -> leased.containsKey(run.value1()));
+    RunCut<Record4<Long, String, Integer, Long>> cut =
+        RunCut.of(runs, Record4::value2, run -> leased.containsKey(run.value1()));
     if (!cut.cut().isEmpty()) {
-      settler.release(tx, lease.token(), cut.cut().stream().map(Record3::value1).toList());
+      settler.release(tx, lease.token(), cut.cut().stream().map(Record4::value1).toList());
     }
     List<Record> kept = new ArrayList<>(cut.kept().size());
-    for (Record3<Long, String, Integer> run : cut.kept()) {
+    for (Record4<Long, String, Integer, Long> run : cut.kept()) {
       kept.add(leased.get(run.value1()));
     }
     return new FirstPass(kept, windowFull);

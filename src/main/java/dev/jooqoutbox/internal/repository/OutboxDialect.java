@@ -20,6 +20,7 @@ import org.jooq.OrderField;
 import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Record1;
+import org.jooq.Record3;
 import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
@@ -82,11 +83,29 @@ interface OutboxDialect {
    * The seq of the oldest pending message of up to {@code aggregates} aggregates, with one or two
    * index probes per aggregate (never a walk of all pending rows).
    */
-  Select<Record1<Long>> headSeqs(int aggregates);
+  default Select<Record1<Long>> headSeqs(int aggregates) {
+    return headSeqs(aggregates, Long.MIN_VALUE);
+  }
+
+  /**
+   * {@link #headSeqs(int)} among the pending rows at or after {@code from}: a {@link HorizonFloor},
+   * below which no pending row needs finding, or {@link Long#MIN_VALUE}.
+   */
+  Select<Record1<Long>> headSeqs(int aggregates, long from);
+
+  /**
+   * One observation for a {@link HorizonFloor}: the newest seq handed out so far (0 before the
+   * first), the oldest transaction id still running and the next transaction id to be assigned;
+   * null where the database cannot tell which transactions still run (the claim then uses a {@link
+   * ClaimFloor}, lagging by time).
+   */
+  default Select<Record3<Long, Long, Long>> commitHorizon(DSLContext dsl) {
+    return null;
+  }
 
   /** How the claim's window probes an aggregate's oldest pending seq. */
-  default ClaimQueries.HeadProbe headProbe() {
-    return ClaimQueries.HeadProbe.FIRST_OF_AGGREGATE;
+  default HeadQueries.HeadProbe headProbe() {
+    return HeadQueries.HeadProbe.FIRST_OF_AGGREGATE;
   }
 
   /**

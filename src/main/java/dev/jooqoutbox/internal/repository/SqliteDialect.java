@@ -104,7 +104,7 @@ final class SqliteDialect implements OutboxDialect {
   }
 
   @Override
-  public Select<Record1<Long>> headSeqs(int aggregates) {
-    return ClaimQueries.recursiveHeads(aggregates, ClaimQueries.HeadProbe.MIN_OF_AGGREGATE);
+  public Select<Record1<Long>> headSeqs(int aggregates, long from) {
+    return HeadQueries.recursiveHeads(aggregates, HeadQueries.HeadProbe.MIN_OF_AGGREGATE, from);
   }
 }

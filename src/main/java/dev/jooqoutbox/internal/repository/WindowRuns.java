@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.Set;
 import org.jooq.Condition;
 import org.jooq.Field;
-import org.jooq.Record3;
+import org.jooq.Record4;
 import org.jooq.Select;
 import org.jooq.Table;
 import org.jooq.WindowSpecification;
@@ -27,17 +27,21 @@ final class WindowRuns {
     return ClaimQueries.scanWindow(limit) + held.rows();
   }
 
-  /** {@link #runs(OutboxDialect, Set, int, int, long, Instant, HeldClaims)}, holding nothing. */
-  static Select<Record3<Long, String, Integer>> runs(
+  /**
+   * {@link #runs(OutboxDialect, Set, int, int, long, Instant, HeldClaims, long)}, holding nothing,
+   * the head probes unbounded.
+   */
+  static Select<Record4<Long, String, Integer, Long>> runs(
       OutboxDialect dialect, Set<String> topics, int limit, int maxRun, long floor, Instant now) {
-    return runs(dialect, topics, limit, maxRun, floor, now, HeldClaims.NONE);
+    return runs(dialect, topics, limit, maxRun, floor, now, HeldClaims.NONE, Long.MIN_VALUE);
   }
 
   /**
    * The runs found among the oldest {@link #windowRows} pending rows from {@code floor} on, as
-   * (seq, aggregate, window rows) in seq order, at most {@code limit}; the third column, the same
-   * on every row, is how many pending rows the window read: fewer than {@link #windowRows} means it
-   * saw every pending row from the floor on.
+   * (seq, aggregate, window rows, window first) in seq order, at most {@code limit}; the third
+   * column, the same on every row, is how many pending rows the window read: fewer than {@link
+   * #windowRows} means it saw every pending row from the floor on; the fourth, also the same on
+   * every row, is the seq of the first pending row the window read.
    *
    * <p>A ready row belongs to a run when every pending row of its aggregate before it in the window
    * is ready or held (leased to one of {@code held}'s tokens, its lease still running), the held
@@ -53,15 +57,20 @@ final class WindowRuns {
    * order: it walks the pending index from the floor, never the rows sent before it, whatever the
    * statistics say (a bound {@code seq < (the window's last seq)} let the planner pick the primary
    * key and filter out every sent row, 149 ms a claim midway through a deep drain).
+   *
+   * <p>The probes of the aggregates' oldest pending rows start at {@code probeFrom}: {@link
+   * Long#MIN_VALUE}, or a floor below which no row can become pending by a writer's commit ({@link
+   * HorizonFloor}).
    */
-  static Select<Record3<Long, String, Integer>> runs(
+  static Select<Record4<Long, String, Integer, Long>> runs(
       OutboxDialect dialect,
       Set<String> topics,
       int limit,
       int maxRun,
       long floor,
       Instant now,
-      HeldClaims held) {
+      HeldClaims held,
+      long probeFrom) {
     var o = OUTBOX_MESSAGE.as("o");
     Field<Integer> ready = flag(ClaimQueries.ready(o, topics, now), "ready");
     Field<Integer> mine = flag(heldBy(o, held, now), "held");
@@ -92,6 +101,7 @@ final class WindowRuns {
     Field<Integer> heldOfAggregate =
         DSL.sum(wHeld).over(aggregate).cast(Integer.class).as("held_rows");
     Field<Integer> windowRows = DSL.count().over().as("window_rows");
+    Field<Long> windowFirst = DSL.min(wSeq).over().as("window_first");
     Table<?> members =
         select(
                 wSeq,
@@ -103,7 +113,8 @@ final class WindowRuns {
                 firstReady,
                 first,
                 heldOfAggregate,
-                windowRows)
+                windowRows,
+                windowFirst)
             .from(window)
             .asTable("r");
     Field<Long> rSeq = members.field(wSeq);
@@ -113,7 +124,12 @@ final class WindowRuns {
     // most windowRows of them), so that PostgreSQL does not push the head probe below the sort:
     // the probe then runs per row in seq order only until the outer LIMIT is reached.
     Table<?> inOrder =
-        select(rSeq, rAggregate, members.field(first), members.field(windowRows))
+        select(
+                rSeq,
+                rAggregate,
+                members.field(first),
+                members.field(windowRows),
+                members.field(windowFirst))
             .from(members)
             .where(members.field(wReady).eq(DSL.inline(1)))
             .and(members.field(position).le(maxRun))
@@ -129,8 +145,9 @@ final class WindowRuns {
     // correlated scalar subquery, not "NOT EXISTS an older pending one": PostgreSQL turns that into
     // an anti join, and when its statistics say the pending index is empty (a fresh migration, a
     // burst after a quiet spell) it scans the whole index for every candidate instead of probing.
-    Field<Long> head = ClaimQueries.oldestPendingOf(cAggregate, dialect.headProbe(), "older");
-    return select(cSeq, cAggregate, inOrder.field(windowRows))
+    Field<Long> head =
+        HeadQueries.oldestPendingOf(cAggregate, dialect.headProbe(), "older", probeFrom);
+    return select(cSeq, cAggregate, inOrder.field(windowRows), inOrder.field(windowFirst))
         .from(inOrder)
         .where(inOrder.field(first).eq(head))
         .orderBy(cSeq)

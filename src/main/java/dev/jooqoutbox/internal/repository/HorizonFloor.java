@@ -1,0 +1,118 @@
+package dev.jooqoutbox.internal.repository;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.function.LongSupplier;
+import org.jooq.DSLContext;
+import org.jooq.Record3;
+
+/**
+ * Where a claim starts on a database that tells which transactions still run (PostgreSQL): a seq
+ * below which no row can become pending by a writer's commit. Both of the claim's reads start
+ * there: its window, and its probes of each aggregate's oldest pending message. While another
+ * transaction holds the xmin horizon, PostgreSQL can neither remove the row versions of delivered
+ * messages nor mark their index entries dead, so every read from an index's first entry, or from an
+ * aggregate's, walks the whole history; reads from this floor walk only what was delivered since it
+ * last moved (docs/architecture.md, "A held xmin horizon").
+ *
+ * <p>Why the floor is safe: a seq is handed out by the insert that writes its row, and that
+ * transaction has its id a moment later, when the row is stored (at once when it wrote anything
+ * before). Each refresh reads the newest seq handed out ({@code N}); the snapshot of the refresh
+ * after the next one, at least two periods later, gives the next transaction id ({@code X}), so
+ * every transaction that drew a seq up to {@code N} has an id below {@code X}, unless its insert
+ * stalled for more than two periods between drawing the seq and storing the row (the recheck below
+ * finds such a row; docs/architecture.md says what it costs). Once the oldest transaction still
+ * running has an id at or above {@code X}, all of them have ended: every row up to {@code N} is
+ * committed or gone, and the floor moves to the oldest pending row up to {@code N} (or past {@code
+ * N} when none is pending), read from the floor on. A read-only transaction (a report, {@code
+ * pg_dump}) has no transaction id and does not stop this; a session idle in a transaction that
+ * wrote holds the floor where it is until it ends, and the claim then reads more, but stays
+ * correct.
+ *
+ * <p>A row can still become pending below the floor by an operator's requeue of a dead letter,
+ * which marks it ({@code requeued_at}): the claim reads those from their own small index ({@link
+ * HeadQueries#requeuedHeadsBelow}) and its probes see them. A row set back to pending by hand is
+ * not marked: a recheck from the pending index's first entry finds it and lowers the floor; it runs
+ * at most every {@value #RECHECK_SECONDS} s, and at most 1/{@value #COST_SHARE} of the time, as its
+ * cost grows with the history under a held horizon. Thread-safe.
+ */
+final class HorizonFloor {
+
+  /** The shortest time between two refreshes. */
+  static final Duration PERIOD = Duration.ofMillis(250);
+
+  private static final long RECHECK_SECONDS = 60;
+  private static final long COST_SHARE = 100;
+
+  /** Observations waiting for their transactions to end; more are dropped until they have. */
+  private static final int MAX_WAITING = 16;
+
+  private final DSLContext dsl;
+  private final OutboxDialect dialect;
+  private final LongSupplier nanoTime;
+
+  /** (newest seq, the next transaction id of a snapshot taken after that seq was read). */
+  private final ArrayDeque<long[]> waiting = new ArrayDeque<>();
+
+  private long floor = Long.MIN_VALUE;
+  private long newestSeen;
+  private long newestSeenBefore;
+  private int seen;
+  private long refreshedAt;
+  private boolean refreshed;
+  private long recheckedAt;
+  private long recheckPeriod = Duration.ofSeconds(RECHECK_SECONDS).toNanos();
+
+  HorizonFloor(DSLContext dsl, OutboxDialect dialect, LongSupplier nanoTime) {
+    this.dsl = dsl;
+    this.dialect = dialect;
+    this.nanoTime = nanoTime;
+  }
+
+  /** The floor for a claim starting now, refreshed first when a refresh is due. */
+  synchronized long current() {
+    long now = nanoTime.getAsLong();
+    if (!refreshed || now - refreshedAt >= PERIOD.toNanos()) {
+      refreshed = true;
+      refreshedAt = now;
+      advance();
+    }
+    if (floor != Long.MIN_VALUE && now - recheckedAt >= recheckPeriod) {
+      recheck(now);
+    }
+    return floor;
+  }
+
+  private void advance() {
+    Record3<Long, Long, Long> horizon = dsl.fetchOne(dialect.commitHorizon(dsl));
+    long newest = horizon.value1();
+    long oldestRunning = horizon.value2();
+    long nextTransaction = horizon.value3();
+    // This snapshot was taken at least two periods after the refresh before the previous one read
+    // its newest seq (see the class comment for why two).
+    if (seen >= 2 && waiting.size() < MAX_WAITING) {
+      waiting.addLast(new long[] {newestSeenBefore, nextTransaction});
+    }
+    newestSeenBefore = newestSeen;
+    newestSeen = newest;
+    seen = Math.min(seen + 1, 2);
+    long settled = Long.MIN_VALUE;
+    while (!waiting.isEmpty() && waiting.peekFirst()[1] <= oldestRunning) {
+      settled = waiting.pollFirst()[0];
+    }
+    if (settled != Long.MIN_VALUE && settled >= floor) {
+      Long oldest = dsl.fetchValue(ClaimQueries.oldestPendingBetween(dialect, floor, settled));
+      floor = oldest != null ? oldest : settled + 1;
+    }
+  }
+
+  private void recheck(long now) {
+    Long below = dsl.fetchValue(ClaimQueries.oldestPendingBetween(dialect, Long.MIN_VALUE, floor));
+    long took = nanoTime.getAsLong() - now;
+    recheckedAt = now;
+    recheckPeriod = Math.max(Duration.ofSeconds(RECHECK_SECONDS).toNanos(), COST_SHARE * took);
+    if (below != null && below < floor) {
+      floor = below;
+    }
+  }
+}

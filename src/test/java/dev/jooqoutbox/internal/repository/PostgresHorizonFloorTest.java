@@ -1,0 +1,133 @@
+package dev.jooqoutbox.internal.repository;
+
+import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link HorizonFloor}: the floor moves to the oldest pending row once every transaction that could
+ * still commit a row below it has ended, never past a row of a transaction still running, and a
+ * claim reading from it keeps each aggregate's order for a row committed late.
+ */
+class PostgresHorizonFloorTest extends DatabaseFixture {
+
+  private static final Set<String> TOPICS = Set.of("t");
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  /** The time the floor refreshes by; moved by hand. */
+  private final AtomicLong ticker = new AtomicLong();
+
+  private ClaimRows rows;
+  private HorizonFloor floor;
+
+  PostgresHorizonFloorTest() {
+    super(TestDatabase.Kind.POSTGRES);
+  }
+
+  @BeforeEach
+  void setUp() {
+    rows = new ClaimRows(db.dsl(), outbox);
+    floor = new HorizonFloor(db.dsl(), OutboxDialect.of(db.dialect()), ticker::get);
+    repository = new JooqOutboxRepository(db.dsl(), new ObjectMapper(), ticker::get);
+  }
+
+  @Test
+  void theFloorFollowsTheOldestPendingRowButNeverPassesARowOfATransactionStillRunning()
+      throws Exception {
+    long x1 = rows.write("x1", "t");
+    long x2 = rows.write("x2", "t");
+    assertThat(refreshed()).as("before any transaction is known to have ended").isEqualTo(x1);
+    deliver(x1);
+    assertThat(refreshed()).isEqualTo(x2);
+    deliver(x2);
+    assertThat(refreshed()).as("nothing pending: past the newest row").isEqualTo(x2 + 1);
+
+    try (Connection slow = db.dataSource().getConnection()) {
+      slow.setAutoCommit(false);
+      Outbox slowOutbox = Outbox.builder(DSL.using(slow, db.dialect())).clock(clock).build();
+      String id = slowOutbox.write(DSL.using(slow, db.dialect()), "s", "t", Map.of("n", 1));
+      long y1 = rows.write("y", "t");
+      deliver(y1);
+      assertThat(refreshed()).as("while the writer of a lower seq runs").isEqualTo(x2 + 1);
+      slow.commit();
+      assertThat(refreshed()).as("once it has ended").isEqualTo(rows.seqOfId(id));
+    }
+  }
+
+  @Test
+  void aRowCommittedLateStillHoldsItsAggregateBack() throws Exception {
+    deliver(rows.write("x", "t"));
+    refreshed();
+    try (Connection slow = db.dataSource().getConnection()) {
+      slow.setAutoCommit(false);
+      Outbox slowOutbox = Outbox.builder(DSL.using(slow, db.dialect())).clock(clock).build();
+      String id = slowOutbox.write(DSL.using(slow, db.dialect()), "a", "t", Map.of("n", 1));
+      // Other rows come and go while the writer of a1 runs; the floor refreshes.
+      for (int i = 0; i < 3; i++) {
+        long b = rows.write("b", "t");
+        ticker.addAndGet(HorizonFloor.PERIOD.toNanos());
+        List<OutboxMessage> claimed = claim("relay", 10);
+        assertThat(claimed).extracting(OutboxMessage::seq).containsExactly(b);
+        repository.markSent("relay", List.of(b), clock.instant());
+      }
+      slow.commit();
+      long a1 = rows.seqOfId(id);
+      long a2 = rows.write("a", "t");
+      ticker.addAndGet(HorizonFloor.PERIOD.toNanos());
+
+      assertThat(claim("relay", 10)).extracting(OutboxMessage::seq).containsExactly(a1, a2);
+    }
+  }
+
+  @Test
+  void aRowSetBackToPendingByHandBelowTheFloorIsFoundByTheRecheckWithinAMinute() {
+    long x1 = rows.write("x1", "t");
+    long x2 = rows.write("x2", "t");
+    deliver(x1);
+    deliver(x2);
+    assertThat(refreshed()).isEqualTo(x2 + 1);
+    db.dsl()
+        .update(OUTBOX_MESSAGE)
+        .setNull(OUTBOX_MESSAGE.SENT_AT)
+        .where(OUTBOX_MESSAGE.SEQ.eq(x1))
+        .execute();
+    assertThat(refreshed()).as("before the recheck").isEqualTo(x2 + 1);
+
+    ticker.addAndGet(Duration.ofMinutes(1).toNanos());
+    assertThat(floor.current()).as("after it").isEqualTo(x1);
+  }
+
+  private List<OutboxMessage> claim(String token, int limit) {
+    return repository.claim(TOPICS, limit, 5, LEASE, token, clock.instant());
+  }
+
+  /** Claims what is ready, which must include {@code seq}, and marks {@code seq} sent. */
+  private void deliver(long seq) {
+    assertThat(claim("deliver", 1)).extracting(OutboxMessage::seq).containsExactly(seq);
+    repository.markSent("deliver", List.of(seq), clock.instant());
+  }
+
+  /** The floor after three refresh periods (an observation is settled by a later one). */
+  private long refreshed() {
+    long current = 0;
+    for (int i = 0; i < 3; i++) {
+      ticker.addAndGet(HorizonFloor.PERIOD.toNanos());
+      current = floor.current();
+    }
+    return current;
+  }
+}
