@@ -143,9 +143,9 @@ public class OutboxMessageTable extends TableImpl<OutboxMessageRecord> {
     public final TableField<OutboxMessageRecord, String> RESOLUTION = createField(DSL.name("resolution"), SQLDataType.CLOB, this, "");
 
     /**
-     * The column <code>outbox_message.requeued_at</code>.
+     * The column <code>outbox_message.parked_at</code>.
      */
-    public final TableField<OutboxMessageRecord, Instant> REQUEUED_AT = createField(DSL.name("requeued_at"), SQLDataType.BIGINT, this, "", new EpochMillisConverter());
+    public final TableField<OutboxMessageRecord, Instant> PARKED_AT = createField(DSL.name("parked_at"), SQLDataType.BIGINT, this, "", new EpochMillisConverter());
 
     private OutboxMessageTable(Name alias, Table<OutboxMessageRecord> aliased) {
         this(alias, aliased, (Field<?>[]) null, null);

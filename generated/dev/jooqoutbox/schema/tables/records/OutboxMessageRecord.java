@@ -277,17 +277,17 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
     }
 
     /**
-     * Setter for <code>outbox_message.requeued_at</code>.
+     * Setter for <code>outbox_message.parked_at</code>.
      */
-    public OutboxMessageRecord setRequeuedAt(Instant value) {
+    public OutboxMessageRecord setParkedAt(Instant value) {
         set(17, value);
         return this;
     }
 
     /**
-     * Getter for <code>outbox_message.requeued_at</code>.
+     * Getter for <code>outbox_message.parked_at</code>.
      */
-    public Instant getRequeuedAt() {
+    public Instant getParkedAt() {
         return (Instant) get(17);
     }
 
@@ -314,7 +314,7 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
     /**
      * Create a detached, initialised OutboxMessageRecord
      */
-    public OutboxMessageRecord(Long seq, String id, String aggregate, String topic, JSON payload, JSON headers, Instant createdAt, Instant availableAt, Integer attempts, String lastError, String claimToken, Instant lockedUntil, Instant sentAt, Instant deadAt, Instant outcomeUnknownAt, String remoteRef, String resolution, Instant requeuedAt) {
+    public OutboxMessageRecord(Long seq, String id, String aggregate, String topic, JSON payload, JSON headers, Instant createdAt, Instant availableAt, Integer attempts, String lastError, String claimToken, Instant lockedUntil, Instant sentAt, Instant deadAt, Instant outcomeUnknownAt, String remoteRef, String resolution, Instant parkedAt) {
         super(OutboxMessageTable.OUTBOX_MESSAGE);
 
         setSeq(seq);
@@ -334,7 +334,7 @@ public class OutboxMessageRecord extends UpdatableRecordImpl<OutboxMessageRecord
         setOutcomeUnknownAt(outcomeUnknownAt);
         setRemoteRef(remoteRef);
         setResolution(resolution);
-        setRequeuedAt(requeuedAt);
+        setParkedAt(parkedAt);
         resetChangedOnNotNull();
     }
 }

@@ -41,7 +41,7 @@ class PostgresMigrationSafetyTest {
           "003-outbox-message-indexes-postgresql",
           "005-outcome-unknown-postgresql",
           "006-pending-index-order-postgresql",
-          "007-requeued-at-postgresql");
+          "007-parked-at-postgresql");
 
   private static final Set<String> INDEXES =
       Set.of(
@@ -53,7 +53,7 @@ class PostgresMigrationSafetyTest {
           "ix_outbox_message_aggregate_pending",
           "ix_outbox_message_dead",
           "ix_outbox_message_unknown",
-          "ix_outbox_message_requeued");
+          "ix_outbox_message_parked");
 
   @BeforeAll
   static void quietLogs() {

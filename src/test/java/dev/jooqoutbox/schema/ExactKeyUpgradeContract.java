@@ -41,7 +41,7 @@ abstract class ExactKeyUpgradeContract extends EmptyDatabasePerTest {
   /**
    * The changesets of this dialect applied after the released ones: 004 changes only MariaDB's keys
    * (PostgreSQL and SQLite compared exactly already); 005 adds the outcome columns everywhere; 006
-   * adds PostgreSQL's index by state; 007 the column requeued_at everywhere.
+   * adds PostgreSQL's index by state; 007 the column parked_at everywhere.
    */
   List<String> changesetsAfterTheRelease() {
     return switch (kind) {
@@ -49,13 +49,13 @@ abstract class ExactKeyUpgradeContract extends EmptyDatabasePerTest {
           List.of(
               "005-outcome-unknown-postgresql",
               "006-pending-index-order-postgresql",
-              "007-requeued-at-postgresql");
+              "007-parked-at-postgresql");
       case MARIADB ->
           List.of(
               "004-exact-key-collation-mariadb",
               "005-outcome-unknown-mariadb",
-              "007-requeued-at-mariadb");
-      case SQLITE -> List.of("005-outcome-unknown-sqlite", "007-requeued-at-sqlite");
+              "007-parked-at-mariadb");
+      case SQLITE -> List.of("005-outcome-unknown-sqlite", "007-parked-at-sqlite");
     };
   }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxSchema;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.testing.EmptyDatabasePerTest;
 import dev.jooqoutbox.testing.MutableClock;
@@ -50,7 +49,7 @@ abstract class OutcomeColumnsUpgradeContract extends EmptyDatabasePerTest {
     // One leased by a relay that then died, one backing off after a failed attempt.
     ReleasedSchema.leaseOldest(dsl, "acct-0", "died", T.plusSeconds(60));
     long failed = ReleasedSchema.leaseOldest(dsl, "acct-1", "failed", T.plusSeconds(60));
-    new JooqOutboxRepository(dsl).retryLater("failed", failed, "boom", T.plusSeconds(30));
+    ReleasedSchema.retryLater(dsl, "failed", failed, "boom", T.plusSeconds(30));
     Result<?> before =
         dsl.select(columnsBefore()).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
 

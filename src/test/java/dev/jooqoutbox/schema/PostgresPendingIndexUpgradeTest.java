@@ -62,14 +62,14 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
         "old", List.of(first.get(0).seq(), first.get(1).seq()), T.minusSeconds(86_400));
     repository.deadLetter("old", first.get(2).seq(), "before the upgrade", T);
     var next = repository.claim(Set.of("up"), 2, Duration.ofSeconds(60), "died", T);
-    repository.retryLater("died", next.get(1).seq(), "boom", T.plusSeconds(30));
+    ReleasedSchema.retryLater(dsl, "died", next.get(1).seq(), "boom", T.plusSeconds(30));
     Result<?> before =
         dsl.select(BEFORE_007).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
 
     OutboxSchema.migrate(db.dataSource());
 
     assertThat(TestChangelogs.applied(dsl))
-        .endsWith("006-pending-index-order-postgresql", "007-requeued-at-postgresql");
+        .endsWith("006-pending-index-order-postgresql", "007-parked-at-postgresql");
     assertThat(indexDefinitions())
         .contains(format(NEW_PENDING))
         .doesNotContain(format(OLD_PENDING), format(OLD_SENT_AT))

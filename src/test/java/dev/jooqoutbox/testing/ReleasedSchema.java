@@ -109,4 +109,24 @@ public final class ReleasedSchema {
         .execute();
     return seq;
   }
+
+  /**
+   * Gives back {@code seq}, leased to {@code token}, for a retry at {@code at} with {@code error},
+   * as a relay of a release before 007 did (this release's retry also parks the row, in a column
+   * that schema does not have).
+   */
+  public static void retryLater(DSLContext dsl, String token, long seq, String error, Instant at) {
+    int updated =
+        dsl.update(OUTBOX_MESSAGE)
+            .setNull(OUTBOX_MESSAGE.CLAIM_TOKEN)
+            .setNull(OUTBOX_MESSAGE.LOCKED_UNTIL)
+            .set(OUTBOX_MESSAGE.LAST_ERROR, error)
+            .set(OUTBOX_MESSAGE.AVAILABLE_AT, at)
+            .where(OUTBOX_MESSAGE.SEQ.eq(seq))
+            .and(OUTBOX_MESSAGE.CLAIM_TOKEN.eq(token))
+            .execute();
+    if (updated != 1) {
+      throw new IllegalStateException("seq " + seq + " is not leased to " + token);
+    }
+  }
 }

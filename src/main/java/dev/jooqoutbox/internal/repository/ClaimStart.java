@@ -103,10 +103,10 @@ final class ClaimStart {
   }
 
   /**
-   * Whether the claim reading from {@code from} must read the requeued dead letters below its floor
-   * itself: its window and head scan start at a {@link HorizonFloor}, which they may be below.
+   * Whether the claim reading from {@code from} must read the parked rows below its floor itself:
+   * its window and head scan start at a {@link HorizonFloor}, which they may be below.
    */
-  boolean readsRequeuedBelow(From from) {
+  boolean readsParkedBelow(From from) {
     return horizon != null && from.probeFrom() != Long.MIN_VALUE;
   }
 }

@@ -19,7 +19,7 @@ import org.jooq.impl.DSL;
 /**
  * How a claim finds an aggregate's oldest pending message: the probe of one aggregate (the window's
  * check that a run starts at its aggregate's head) and the head scans over many, each from a floor
- * or from the first entry, with the requeued rows below a floor.
+ * or from the first entry, with the parked rows below a floor.
  */
 final class HeadQueries {
 
@@ -55,7 +55,7 @@ final class HeadQueries {
     var h = OUTBOX_MESSAGE.as(alias);
     return switch (probe) {
       case FIRST_IN_INDEX_ORDER ->
-          orRequeued(
+          orParked(
               DSL.field(
                   select(h.SEQ)
                       .from(h)
@@ -71,7 +71,7 @@ final class HeadQueries {
               alias,
               from);
       case MIN_OF_AGGREGATE ->
-          orRequeued(
+          orParked(
               DSL.field(
                   select(min(h.SEQ))
                       .from(h)
@@ -82,7 +82,7 @@ final class HeadQueries {
               alias,
               from);
       case FIRST_OF_AGGREGATE ->
-          orRequeued(
+          orParked(
               DSL.field(
                   select(h.SEQ)
                       .from(h)
@@ -98,44 +98,44 @@ final class HeadQueries {
   }
 
   /**
-   * {@code head}, or the aggregate's oldest pending requeued row where that is older: a dead letter
-   * an operator requeued is the one row that becomes pending below a {@link HorizonFloor}, and it
-   * holds its aggregate back like any older pending row. One probe of the small index of pending
-   * requeued rows (changeset 007). Nothing to add without a floor.
+   * {@code head}, or the aggregate's oldest pending parked row where that is older: a {@link
+   * HorizonFloor} passes parked rows (delayed, backing off, outcome unknown, requeued) instead of
+   * waiting for them, and each still holds its aggregate back like any older pending row. One probe
+   * of the small index of pending parked rows (changeset 007). Nothing to add without a floor.
    */
-  private static Field<Long> orRequeued(
+  private static Field<Long> orParked(
       Field<Long> head, Field<String> aggregate, String alias, long from) {
     if (from == Long.MIN_VALUE) {
       return head;
     }
     var r = OUTBOX_MESSAGE.as(alias + "_r");
-    Field<Long> requeued =
+    Field<Long> parked =
         DSL.field(
             select(min(r.SEQ))
                 .from(r)
                 .where(r.AGGREGATE.eq(aggregate))
-                .and(requeuedPending(r))
+                .and(parkedPending(r))
                 .and(r.SEQ.lt(from)));
     // Either may be null. PostgreSQL's LEAST skips nulls, so the COALESCE ends there and each
     // probe runs once; MariaDB's and SQLite's are null with a null argument, and the COALESCE then
     // runs the probes again.
-    return DSL.coalesce(DSL.least(head, requeued), head, requeued);
+    return DSL.coalesce(DSL.least(head, parked), head, parked);
   }
 
-  /** Pending and requeued: the rows of the partial index ix_outbox_message_requeued. */
-  static Condition requeuedPending(OutboxMessageTable t) {
-    return t.REQUEUED_AT.isNotNull().and(pending(t));
+  /** Pending and parked: the rows of the partial index ix_outbox_message_parked. */
+  static Condition parkedPending(OutboxMessageTable t) {
+    return t.PARKED_AT.isNotNull().and(pending(t));
   }
 
   /**
-   * The oldest pending requeued row of each aggregate that has one below {@code floor}: the heads
-   * of those aggregates, as no writer's commit adds a pending row below a {@link HorizonFloor}.
+   * The oldest pending parked row of each aggregate that has one below {@code floor}: the heads of
+   * those aggregates, as every other row below a {@link HorizonFloor} is sent or dead.
    */
-  static Select<Record1<Long>> requeuedHeadsBelow(long floor) {
+  static Select<Record1<Long>> parkedHeadsBelow(long floor) {
     var r = OUTBOX_MESSAGE.as("r");
     return select(min(r.SEQ))
         .from(r)
-        .where(requeuedPending(r))
+        .where(parkedPending(r))
         .and(r.SEQ.lt(floor))
         .groupBy(r.AGGREGATE);
   }

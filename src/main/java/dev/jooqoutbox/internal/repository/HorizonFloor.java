@@ -23,18 +23,20 @@ import org.jooq.Record3;
  * stalled for more than two periods between drawing the seq and storing the row (the recheck below
  * finds such a row; docs/architecture.md says what it costs). Once the oldest transaction still
  * running has an id at or above {@code X}, all of them have ended: every row up to {@code N} is
- * committed or gone, and the floor moves to the oldest pending row up to {@code N} (or past {@code
- * N} when none is pending), read from the floor on. A read-only transaction (a report, {@code
- * pg_dump}) has no transaction id and does not stop this; a session idle in a transaction that
- * wrote holds the floor where it is until it ends, and the claim then reads more, but stays
- * correct.
+ * committed or gone, and the floor moves to the oldest pending row up to {@code N} that is not
+ * parked (or past {@code N} when there is none), read from the floor on. A read-only transaction (a
+ * report, {@code pg_dump}) has no transaction id and does not stop this; a session idle in a
+ * transaction that wrote holds the floor where it is until it ends, and the claim then reads more,
+ * but stays correct.
  *
- * <p>A row can still become pending below the floor by an operator's requeue of a dead letter,
- * which marks it ({@code requeued_at}): the claim reads those from their own small index ({@link
- * HeadQueries#requeuedHeadsBelow}) and its probes see them. A row set back to pending by hand is
- * not marked: a recheck from the pending index's first entry finds it and lowers the floor; it runs
- * at most every {@value #RECHECK_SECONDS} s, and at most 1/{@value #COST_SHARE} of the time, as its
- * cost grows with the history under a held horizon. Thread-safe.
+ * <p>The floor does not wait for a parked row ({@code parked_at}: written with a delay, backing
+ * off, outcome unknown) and an operator's requeue parks the dead letter it makes pending, perhaps
+ * below the floor: the claim reads the pending parked rows below the floor from their own small
+ * index ({@link HeadQueries#parkedHeadsBelow}) and its probes see them, so each still holds its
+ * aggregate back. A row set back to pending by hand is not parked: a recheck from the pending
+ * index's first entry finds it and lowers the floor; it runs at most every {@value
+ * #RECHECK_SECONDS} s, and at most 1/{@value #COST_SHARE} of the time, as its cost grows with the
+ * history under a held horizon. Thread-safe.
  */
 final class HorizonFloor {
 
@@ -101,13 +103,13 @@ final class HorizonFloor {
       settled = waiting.pollFirst()[0];
     }
     if (settled != Long.MIN_VALUE && settled >= floor) {
-      Long oldest = dsl.fetchValue(ClaimQueries.oldestPendingBetween(dialect, floor, settled));
+      Long oldest = dsl.fetchValue(ClaimQueries.oldestUnparkedBetween(dialect, floor, settled));
       floor = oldest != null ? oldest : settled + 1;
     }
   }
 
   private void recheck(long now) {
-    Long below = dsl.fetchValue(ClaimQueries.oldestPendingBetween(dialect, Long.MIN_VALUE, floor));
+    Long below = dsl.fetchValue(ClaimQueries.oldestUnparkedBetween(dialect, Long.MIN_VALUE, floor));
     long took = nanoTime.getAsLong() - now;
     recheckedAt = now;
     recheckPeriod = Math.max(Duration.ofSeconds(RECHECK_SECONDS).toNanos(), COST_SHARE * took);

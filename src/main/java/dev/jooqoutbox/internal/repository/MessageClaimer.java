@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * a bounded amount of work however deep the backlog and however many sent rows wait for vacuum or
  * purge: first the runs among the oldest pending rows from where {@link ClaimStart} says, in seq
  * order (what should be delivered first), then, only when that did not fill the batch and either
- * took nothing or found its window full, the heads of other aggregates found by a skip scan (and,
- * below a {@link HorizonFloor}, the requeued dead letters the passes do not read). The second pass
- * sees the first pass's rows as leased, so nothing is claimed twice. The dialect supplies the
+ * took nothing or found its window full, the heads of other aggregates found by a skip scan; below
+ * a {@link HorizonFloor}, before both, the parked rows the passes do not read. The second pass sees
+ * the first pass's rows as leased, so nothing is claimed twice. The dialect supplies the
  * transaction, the locking and the skip scan.
  *
  * <p>The runs are chosen from a snapshot, then leased with skip-locked, which re-checks that each
@@ -69,12 +69,27 @@ final class MessageClaimer {
 
   /**
    * Both passes: the window read from {@code from}, then the heads; each row leased with {@code
-   * lease}.
+   * lease}. Below a {@link HorizonFloor}, the parked rows first.
    */
   private List<Record> bothPasses(
       DSLContext tx, ClaimRequest c, ClaimStart.From from, OutboxDialect.Lease lease) {
-    FirstPass first = leaseRuns(tx, c, from, lease);
-    List<Record> claimed = first.claimed();
+    // Parked rows below a HorizonFloor (changeset 007), which neither pass reads: first, as they
+    // are older than anything the window reads, and a window that fills every batch must not
+    // starve them. Their aggregates' later rows wait in the window: its probes see them as heads.
+    List<Record> claimed = new ArrayList<>();
+    if (start.readsParkedBelow(from)) {
+      List<Long> parked = tx.fetchValues(HeadQueries.parkedHeadsBelow(from.probeFrom()));
+      if (!parked.isEmpty()) {
+        claimed.addAll(
+            dialect.lease(
+                tx, ClaimQueries.readyAmong(parked, c.topics(), c.limit(), c.now()), lease));
+      }
+    }
+    if (claimed.size() >= c.limit()) {
+      return claimed;
+    }
+    FirstPass first = leaseRuns(tx, c, c.limit() - claimed.size(), from, lease);
+    claimed.addAll(first.claimed());
     // The head scan finds what the window cannot: aggregates beyond a full window, and rows that
     // became pending below the floor. When the window took something and read every pending row
     // from the floor on, only the latter remain, and the scan (two more statements, about 40 % of
@@ -82,7 +97,8 @@ final class MessageClaimer {
     // next claim that takes nothing, or to the floor, which reaches such a row within two periods.
     // The relay claims again at once after a claim that took something. Below a HorizonFloor no
     // row becomes pending by a commit, so there the scan runs only beyond a full window.
-    if (claimed.size() < c.limit() && start.headScanWanted(claimed.isEmpty(), first.windowFull())) {
+    if (claimed.size() < c.limit()
+        && start.headScanWanted(first.claimed().isEmpty(), first.windowFull())) {
       long started = start.nanoTime();
       List<Long> heads =
           tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(c.limit()), from.probeFrom()));
@@ -91,16 +107,6 @@ final class MessageClaimer {
         var ready =
             ClaimQueries.readyAmong(
                 heads, c.topics(), c.limit() - claimed.size(), c.now(), aggregatesOf(claimed));
-        claimed.addAll(dialect.lease(tx, ready, lease));
-      }
-    }
-    // Requeued dead letters below a HorizonFloor, which neither pass reads.
-    if (start.readsRequeuedBelow(from) && claimed.size() < c.limit()) {
-      List<Long> requeued = tx.fetchValues(HeadQueries.requeuedHeadsBelow(from.probeFrom()));
-      if (!requeued.isEmpty()) {
-        var ready =
-            ClaimQueries.readyAmong(
-                requeued, c.topics(), c.limit() - claimed.size(), c.now(), aggregatesOf(claimed));
         claimed.addAll(dialect.lease(tx, ready, lease));
       }
     }
@@ -126,15 +132,18 @@ final class MessageClaimer {
    */
   private record FirstPass(List<Record> claimed, boolean windowFull) {}
 
-  /** The first pass: the runs of the window, leased, each cut before a row it could not lease. */
+  /**
+   * The first pass: up to {@code limit} rows in the runs of the window, leased, each run cut before
+   * a row it could not lease.
+   */
   private FirstPass leaseRuns(
-      DSLContext tx, ClaimRequest c, ClaimStart.From from, OutboxDialect.Lease lease) {
+      DSLContext tx, ClaimRequest c, int limit, ClaimStart.From from, OutboxDialect.Lease lease) {
     List<Record4<Long, String, Integer, Long>> runs =
         tx.fetch(
             WindowRuns.runs(
                 dialect,
                 c.topics(),
-                c.limit(),
+                limit,
                 c.maxRun(),
                 from.windowFrom(),
                 c.now(),
@@ -143,7 +152,7 @@ final class MessageClaimer {
     if (runs.isEmpty()) {
       return new FirstPass(new ArrayList<>(), true);
     }
-    boolean windowFull = runs.get(0).value3() >= WindowRuns.windowRows(c.limit(), c.held());
+    boolean windowFull = runs.get(0).value3() >= WindowRuns.windowRows(limit, c.held());
     start.windowRead(from, runs.get(0).value4());
     List<Long> seqs = runs.stream().map(Record4::value1).toList();
     Map<Long, Record> leased = new HashMap<>();

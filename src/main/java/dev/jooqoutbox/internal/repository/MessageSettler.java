@@ -42,7 +42,9 @@ final class MessageSettler {
         seq,
         released()
             .set(OUTBOX_MESSAGE.LAST_ERROR, error)
-            .set(OUTBOX_MESSAGE.AVAILABLE_AT, nextAttemptAt));
+            .set(OUTBOX_MESSAGE.AVAILABLE_AT, nextAttemptAt)
+            // Parked: it may wait long, and a claim's floor need not wait for it (changeset 007).
+            .set(OUTBOX_MESSAGE.PARKED_AT, nextAttemptAt));
   }
 
   boolean deadLetter(String claimToken, long seq, String error, Instant now) {

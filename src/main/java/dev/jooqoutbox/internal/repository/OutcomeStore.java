@@ -53,7 +53,9 @@ public final class OutcomeStore {
             .set(OUTBOX_MESSAGE.REMOTE_REF, keepStored(remoteRef))
             .set(OUTBOX_MESSAGE.RESOLUTION, (String) null)
             .set(OUTBOX_MESSAGE.LAST_ERROR, error)
-            .set(OUTBOX_MESSAGE.AVAILABLE_AT, nextCheck));
+            .set(OUTBOX_MESSAGE.AVAILABLE_AT, nextCheck)
+            // Parked: it waits for a decision, which a claim's floor need not (changeset 007).
+            .set(OUTBOX_MESSAGE.PARKED_AT, nextCheck));
   }
 
   /** The claimed row is due again at {@code at}; its attempt is given back, its error kept. */
@@ -63,7 +65,9 @@ public final class OutcomeStore {
         seq,
         released()
             .set(OUTBOX_MESSAGE.AVAILABLE_AT, at)
-            .set(OUTBOX_MESSAGE.ATTEMPTS, attemptGivenBack()));
+            .set(OUTBOX_MESSAGE.ATTEMPTS, attemptGivenBack())
+            // Parked: a claim's floor need not wait for it (changeset 007).
+            .set(OUTBOX_MESSAGE.PARKED_AT, at));
   }
 
   /**

@@ -129,13 +129,13 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
     assertThat(heads)
         .as("head scan plan:%n%s", heads)
         .contains("Index Cond: (ROW(aggregate, seq) >= ROW(agg.aggregate, ")
-        .contains("ix_outbox_message_requeued on outbox_message h_r")
+        .contains("ix_outbox_message_parked on outbox_message h_r")
         .doesNotContain("Seq Scan");
-    String requeued = dsl.explain(HeadQueries.requeuedHeadsBelow(floor)).plan();
+    String requeued = dsl.explain(HeadQueries.parkedHeadsBelow(floor)).plan();
     System.out.println("PLAN requeued\n" + requeued);
     assertThat(requeued)
         .as("requeued heads plan:%n%s", requeued)
-        .contains("ix_outbox_message_requeued on outbox_message r")
+        .contains("ix_outbox_message_parked on outbox_message r")
         .doesNotContain("Seq Scan");
   }
 
@@ -210,7 +210,7 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
         .as("runs plan:%n%s", plan)
         .contains("Index Scan using ix_outbox_message_pending on outbox_message o")
         .contains("Index Cond: (ROW(aggregate, seq) >= ROW(c.aggregate, ")
-        .contains("ix_outbox_message_requeued on outbox_message older_r")
+        .contains("ix_outbox_message_parked on outbox_message older_r")
         .doesNotContain("Seq Scan")
         .doesNotContain("Bitmap")
         .doesNotContain("pk_outbox_message");

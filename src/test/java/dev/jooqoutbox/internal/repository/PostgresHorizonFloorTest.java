@@ -10,6 +10,7 @@ import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,9 +20,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link HorizonFloor}: the floor moves to the oldest pending row once every transaction that could
- * still commit a row below it has ended, never past a row of a transaction still running, and a
- * claim reading from it keeps each aggregate's order for a row committed late.
+ * {@link HorizonFloor}: the floor moves to the oldest pending row that is not parked once every
+ * transaction that could still commit a row below it has ended, never past a row of a transaction
+ * still running, and a claim reading from it keeps each aggregate's order for a row committed late
+ * and for a parked row it passed.
  */
 class PostgresHorizonFloorTest extends DatabaseFixture {
 
@@ -109,6 +111,81 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
 
     ticker.addAndGet(Duration.ofMinutes(1).toNanos());
     assertThat(floor.current()).as("after it").isEqualTo(x1);
+  }
+
+  @Test
+  void theFloorPassesARowBackingOffWhichStillHoldsItsAggregateBackUntilItIsDelivered() {
+    long a1 = rows.write("a", "t");
+    long b1 = rows.write("b", "t");
+    assertThat(claim("relay", 10)).extracting(OutboxMessage::seq).containsExactly(a1, b1);
+    repository.retryLater("relay", a1, "boom", clock.instant().plus(Duration.ofMinutes(5)));
+    repository.markSent("relay", List.of(b1), clock.instant());
+    long a2 = rows.write("a", "t");
+    long b2 = rows.write("b", "t");
+
+    assertThat(refreshed()).as("past the row backing off").isEqualTo(a2);
+    refreshRepositoryFloor();
+    assertThat(claim("relay", 10))
+        .as("while a1 backs off")
+        .extracting(OutboxMessage::seq)
+        .containsExactly(b2);
+    repository.markSent("relay", List.of(b2), clock.instant());
+
+    clock.advance(Duration.ofMinutes(5));
+    assertThatOnlyHeadThenNext(a1, a2);
+  }
+
+  @Test
+  void theFloorPassesAMessageWrittenWithADelayWhichStillHoldsItsAggregateBack() {
+    long a1 = rows.writeDelayed("a", Duration.ofMinutes(10));
+    long a2 = rows.write("a", "t");
+    long b1 = rows.write("b", "t");
+
+    assertThat(refreshed()).as("past the delayed message").isEqualTo(a2);
+    refreshRepositoryFloor();
+    assertThat(claim("relay", 10)).extracting(OutboxMessage::seq).containsExactly(b1);
+    repository.markSent("relay", List.of(b1), clock.instant());
+
+    clock.advance(Duration.ofMinutes(10));
+    assertThatOnlyHeadThenNext(a1, a2);
+  }
+
+  /**
+   * A claim takes parked {@code head}, below the floor, from its own index, without the row behind
+   * it (the window, from the floor, takes that once the head is settled); the next claim {@code
+   * next}.
+   */
+  private void assertThatOnlyHeadThenNext(long head, long next) {
+    assertThat(claim("relay", 10)).extracting(OutboxMessage::seq).containsExactly(head);
+    assertThat(claim("relay", 10)).as("while the head is in flight").isEmpty();
+    repository.markSent("relay", List.of(head), clock.instant());
+    assertThat(claim("relay", 10)).extracting(OutboxMessage::seq).containsExactly(next);
+  }
+
+  @Test
+  void aParkedRowBelowTheFloorIsClaimedFirstWhenTheWindowFillsEveryBatch() {
+    long a1 = rows.write("a", "t");
+    assertThat(claim("relay", 1)).extracting(OutboxMessage::seq).containsExactly(a1);
+    repository.retryLater("relay", a1, "boom", clock.instant().plus(Duration.ofMinutes(1)));
+    List<Long> others = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      others.add(rows.write("other-" + i, "t"));
+    }
+    assertThat(refreshed()).isEqualTo(others.get(0));
+    refreshRepositoryFloor();
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThat(claim("relay", 5))
+        .extracting(OutboxMessage::seq)
+        .containsExactly(a1, others.get(0), others.get(1), others.get(2), others.get(3));
+  }
+
+  /** Lets the repository's own floor refresh three times, claiming nothing. */
+  private void refreshRepositoryFloor() {
+    for (int i = 0; i < 3; i++) {
+      ticker.addAndGet(HorizonFloor.PERIOD.toNanos());
+      assertThat(repository.claim(Set.of("none"), 10, 5, LEASE, "idle", clock.instant())).isEmpty();
+    }
   }
 
   private List<OutboxMessage> claim(String token, int limit) {

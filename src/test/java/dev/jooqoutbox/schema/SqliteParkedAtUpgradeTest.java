@@ -2,8 +2,8 @@ package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.testing.TestDatabase;
 
-class SqliteRequeuedAtUpgradeTest extends RequeuedAtUpgradeContract {
-  SqliteRequeuedAtUpgradeTest() {
+class SqliteParkedAtUpgradeTest extends ParkedAtUpgradeContract {
+  SqliteParkedAtUpgradeTest() {
     super(TestDatabase.Kind.SQLITE);
   }
 }

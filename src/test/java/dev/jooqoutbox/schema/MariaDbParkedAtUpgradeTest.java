@@ -2,8 +2,8 @@ package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.testing.TestDatabase;
 
-class MariaDbRequeuedAtUpgradeTest extends RequeuedAtUpgradeContract {
-  MariaDbRequeuedAtUpgradeTest() {
+class MariaDbParkedAtUpgradeTest extends ParkedAtUpgradeContract {
+  MariaDbParkedAtUpgradeTest() {
     super(TestDatabase.Kind.MARIADB);
   }
 }

@@ -22,18 +22,18 @@ import org.jooq.exception.DataAccessException;
 import org.junit.jupiter.api.Test;
 
 /**
- * An upgrade from the changelog released before {@code 007-requeued-at}: messages written before it
+ * An upgrade from the changelog released before {@code 007-parked-at}: messages written before it
  * (pending, leased by a relay that died, backing off, dead) keep every column they had and read as
- * never requeued; a dead letter written before it and requeued after it holds its aggregate back
- * and everything is delivered, in order; the rollback drops the column (and PostgreSQL's index of
- * the requeued rows) and keeps every row.
+ * never parked (a claim's floor waits for them, as before); a dead letter written before it and
+ * requeued after it is parked, holds its aggregate back and everything is delivered, in order; the
+ * rollback drops the column (and PostgreSQL's index of the parked rows) and keeps every row.
  */
-abstract class RequeuedAtUpgradeContract extends EmptyDatabasePerTest {
+abstract class ParkedAtUpgradeContract extends EmptyDatabasePerTest {
 
   static final String RELEASED_CHANGELOG = "dev/jooqoutbox/schema/released-001-006.xml";
   static final Instant T = Instant.parse("2026-06-01T08:00:00Z");
 
-  RequeuedAtUpgradeContract(TestDatabase.Kind kind) {
+  ParkedAtUpgradeContract(TestDatabase.Kind kind) {
     super(kind);
   }
 
@@ -47,19 +47,19 @@ abstract class RequeuedAtUpgradeContract extends EmptyDatabasePerTest {
     JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
     var first = repository.claim(Set.of("up"), 3, Duration.ofSeconds(60), "old", T);
     repository.deadLetter("old", first.get(0).seq(), "before the upgrade", T);
-    repository.retryLater("old", first.get(2).seq(), "boom", T.plusSeconds(30));
+    ReleasedSchema.retryLater(dsl, "old", first.get(2).seq(), "boom", T.plusSeconds(30));
     Result<?> before = rowsBefore007();
 
     OutboxSchema.migrate(db.dataSource());
 
-    assertThat(TestChangelogs.applied(dsl)).last().asString().startsWith("007-requeued-at-");
+    assertThat(TestChangelogs.applied(dsl)).last().asString().startsWith("007-parked-at-");
     assertThat(rowsBefore007()).as("rows after the upgrade").isEqualTo(before);
-    assertThat(dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.REQUEUED_AT.isNotNull())).isZero();
+    assertThat(dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.PARKED_AT.isNotNull())).isZero();
 
     clock.advance(Duration.ofMinutes(2));
     OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
     assertThat(admin.requeue(written.get(0))).isTrue();
-    assertThat(dsl.fetchValue(OUTBOX_MESSAGE.REQUEUED_AT, OUTBOX_MESSAGE.ID.eq(written.get(0))))
+    assertThat(dsl.fetchValue(OUTBOX_MESSAGE.PARKED_AT, OUTBOX_MESSAGE.ID.eq(written.get(0))))
         .isEqualTo(clock.instant());
     List<String> delivered = ReleasedSchema.deliver(dsl, clock, 9);
     assertThat(delivered).containsExactlyInAnyOrderElementsOf(written);
@@ -75,11 +75,11 @@ abstract class RequeuedAtUpgradeContract extends EmptyDatabasePerTest {
 
     assertThat(TestChangelogs.applied(dsl)).noneMatch(id -> id.startsWith("007-"));
     assertThat(rowsBefore007()).as("rows after the rollback").isEqualTo(upgraded);
-    assertThatThrownBy(() -> dsl.select(OUTBOX_MESSAGE.REQUEUED_AT).from(OUTBOX_MESSAGE).fetch())
-        .as("requeued_at after the rollback")
+    assertThatThrownBy(() -> dsl.select(OUTBOX_MESSAGE.PARKED_AT).from(OUTBOX_MESSAGE).fetch())
+        .as("parked_at after the rollback")
         .isInstanceOf(DataAccessException.class);
     OutboxSchema.migrate(db.dataSource());
-    assertThat(TestChangelogs.applied(dsl)).last().asString().startsWith("007-requeued-at-");
+    assertThat(TestChangelogs.applied(dsl)).last().asString().startsWith("007-parked-at-");
   }
 
   private Result<?> rowsBefore007() {

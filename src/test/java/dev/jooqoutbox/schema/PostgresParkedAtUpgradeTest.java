@@ -2,8 +2,8 @@ package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.testing.TestDatabase;
 
-class PostgresRequeuedAtUpgradeTest extends RequeuedAtUpgradeContract {
-  PostgresRequeuedAtUpgradeTest() {
+class PostgresParkedAtUpgradeTest extends ParkedAtUpgradeContract {
+  PostgresParkedAtUpgradeTest() {
     super(TestDatabase.Kind.POSTGRES);
   }
 }
