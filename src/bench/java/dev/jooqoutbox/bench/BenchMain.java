@@ -23,7 +23,7 @@ public final class BenchMain {
 
   /** Groups that measure something only PostgreSQL has, or that the issue asks of it alone. */
   private static final Set<String> POSTGRES_ONLY =
-      Set.of("notify", "gruelbox", "memory", "deep", "publish");
+      Set.of("notify", "gruelbox", "memory", "deep", "publish", "horizon");
 
   private BenchMain() {}
 
@@ -79,6 +79,7 @@ public final class BenchMain {
             case "memory" -> MemoryBench.run(database, opts, r);
             case "deep" -> DeepDrainBench.run(database, opts, r);
             case "publish" -> PublishBench.run(database, opts, r);
+            case "horizon" -> HorizonBench.run(database, opts, r);
             default -> throw new IllegalStateException(group);
           }
           // Each group keeps the commit it measured: a later run overwrites the machine block.

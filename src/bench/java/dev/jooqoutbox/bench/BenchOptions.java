@@ -27,11 +27,24 @@ record BenchOptions(
     List<DrainBench.Engine> drainEngines,
     List<Integer> deepSizes,
     int deepMaxInFlight,
-    int publishSize) {
+    int publishSize,
+    int horizonSize,
+    int horizonReps,
+    int horizonRate,
+    double horizonSeconds) {
 
   static final List<String> ALL_GROUPS =
       List.of(
-          "write", "notify", "drain", "claim", "latency", "gruelbox", "memory", "deep", "publish");
+          "write",
+          "notify",
+          "drain",
+          "claim",
+          "latency",
+          "gruelbox",
+          "memory",
+          "deep",
+          "publish",
+          "horizon");
 
   static final String USAGE =
       """
@@ -44,7 +57,7 @@ record BenchOptions(
                               (1000 aggregates, batch 100, which gets --reps; default 1)
         --out DIR             results.json, results.md, chart.svg, plans/ (default docs/bench)
         --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory,deep,
-                              publish
+                              publish,horizon
         --write-seconds S     measuring window of one write variant (default 5)
         --drain-seconds S     time box of one drain run (default 8)
         --drain-grid a:b,...  drain configurations, aggregates:batch
@@ -61,6 +74,12 @@ record BenchOptions(
                               relay's default)
         --publish-size N      messages per run of the publish figure, per broker (default 20000);
                               needs RabbitMQ on 127.0.0.1:5672 and NATS JetStream on :4222
+        --horizon-size N      backlog of the held-horizon drain, 1000 aggregates (default 200000)
+        --horizon-reps N      repetitions of that drain, each with and without the held horizon
+                              (default 2)
+        --horizon-rate R      messages per second written in the held-horizon steady run
+                              (default 2000)
+        --horizon-seconds S   length of the held-horizon steady run (default 600)
         --smoke               tiny sizes and windows: checks that every figure runs, in seconds
       """;
 
@@ -85,6 +104,10 @@ record BenchOptions(
     List<Integer> deepSizes = List.of(1_000_000);
     int deepMaxInFlight = 0; // 0: the relay's default
     int publishSize = 20_000;
+    int horizonSize = 200_000;
+    int horizonReps = 2;
+    int horizonRate = 2_000;
+    double horizonSeconds = 600;
     Set<String> explicit = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -143,6 +166,10 @@ record BenchOptions(
           deepSizes = List.copyOf(list);
         }
         case "--publish-size" -> publishSize = positive(a, v);
+        case "--horizon-size" -> horizonSize = positive(a, v);
+        case "--horizon-reps" -> horizonReps = positive(a, v);
+        case "--horizon-rate" -> horizonRate = positive(a, v);
+        case "--horizon-seconds" -> horizonSeconds = seconds(a, v);
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -163,6 +190,9 @@ record BenchOptions(
       memorySize = explicit.contains("--memory-size") ? memorySize : 3_000;
       deepSizes = explicit.contains("--deep-size") ? deepSizes : List.of(3_000);
       publishSize = explicit.contains("--publish-size") ? publishSize : 500;
+      horizonSize = explicit.contains("--horizon-size") ? horizonSize : 2_000;
+      horizonReps = explicit.contains("--horizon-reps") ? horizonReps : 1;
+      horizonSeconds = explicit.contains("--horizon-seconds") ? horizonSeconds : 5;
     }
     return new BenchOptions(
         List.copyOf(dbs),
@@ -184,7 +214,11 @@ record BenchOptions(
         List.copyOf(drainEngines),
         deepSizes,
         deepMaxInFlight,
-        publishSize);
+        publishSize,
+        horizonSize,
+        horizonReps,
+        horizonRate,
+        horizonSeconds);
   }
 
   private static List<int[]> grid(String value) {

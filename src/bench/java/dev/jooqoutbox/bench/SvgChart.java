@@ -120,6 +120,12 @@ final class SvgChart {
             figures(dbs, "memory", id -> !id.endsWith("drain_rate"))));
     panels.add(
         new Panel(
+            "(7) PostgreSQL: drain with and without a REPEATABLE READ transaction held open",
+            "msg/s",
+            figures(
+                dbs, "horizon", id -> id.startsWith("horizon.drain.") && id.endsWith(".rate"))));
+    panels.add(
+        new Panel(
             "Goals: share of each goal reached (red tick = goal met; shown up to 3)",
             "x goal",
             ratios(dbs)));
