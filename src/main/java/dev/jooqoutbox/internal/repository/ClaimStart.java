@@ -103,10 +103,12 @@ final class ClaimStart {
   }
 
   /**
-   * Whether the claim reading from {@code from} must read the parked rows below its floor itself:
-   * its window and head scan start at a {@link HorizonFloor}, which they may be below.
+   * Whether the claim reading from {@code from} must read the parked rows below where its window
+   * starts itself: below a {@link HorizonFloor} its head scan does not see them, and below the
+   * window's start (the floor, or later) its window does not.
    */
   boolean readsParkedBelow(From from) {
-    return horizon != null && from.probeFrom() != Long.MIN_VALUE;
+    return horizon != null
+        && (from.probeFrom() != Long.MIN_VALUE || from.windowFrom() != Long.MIN_VALUE);
   }
 }

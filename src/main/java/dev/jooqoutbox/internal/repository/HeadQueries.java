@@ -140,6 +140,31 @@ final class HeadQueries {
         .groupBy(r.AGGREGATE);
   }
 
+  /**
+   * The oldest pending parked row of each aggregate that has one from {@code floor} up to {@code
+   * windowFrom}, kept only where it is its aggregate's oldest pending row (a probe from {@code
+   * floor}, valid as the row itself is pending there): the window, which starts at {@code
+   * windowFrom}, cannot see these rows, and a row committed late may still be older.
+   */
+  static Select<Record1<Long>> parkedHeadsBetween(
+      OutboxDialect dialect, long floor, long windowFrom) {
+    var r = OUTBOX_MESSAGE.as("pr");
+    Field<Long> first = min(r.SEQ).as("first_parked");
+    Table<?> firsts =
+        select(r.AGGREGATE, first)
+            .from(r)
+            .where(parkedPending(r))
+            .and(atOrAfter(r, floor))
+            .and(r.SEQ.lt(windowFrom))
+            .groupBy(r.AGGREGATE)
+            .asTable("pf");
+    Field<Long> seq = firsts.field(first);
+    return select(seq)
+        .from(firsts)
+        .where(
+            seq.eq(oldestPendingOf(firsts.field(r.AGGREGATE), dialect.headProbe(), "ph", floor)));
+  }
+
   private static Condition atOrAfter(OutboxMessageTable t, long from) {
     return from == Long.MIN_VALUE ? DSL.noCondition() : t.SEQ.ge(from);
   }

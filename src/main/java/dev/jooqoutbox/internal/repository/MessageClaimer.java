@@ -76,9 +76,19 @@ final class MessageClaimer {
     // Parked rows below a HorizonFloor (changeset 007), which neither pass reads: first, as they
     // are older than anything the window reads, and a window that fills every batch must not
     // starve them. Their aggregates' later rows wait in the window: its probes see them as heads.
+    // Below the window's start (later than the floor, see ClaimStart) parked rows are taken only
+    // where they are their aggregate's head.
     List<Record> claimed = new ArrayList<>();
     if (start.readsParkedBelow(from)) {
-      List<Long> parked = tx.fetchValues(HeadQueries.parkedHeadsBelow(from.probeFrom()));
+      List<Long> parked = new ArrayList<>();
+      if (from.probeFrom() != Long.MIN_VALUE) {
+        parked.addAll(tx.fetchValues(HeadQueries.parkedHeadsBelow(from.probeFrom())));
+      }
+      if (from.windowFrom() > from.probeFrom()) {
+        parked.addAll(
+            tx.fetchValues(
+                HeadQueries.parkedHeadsBetween(dialect, from.probeFrom(), from.windowFrom())));
+      }
       if (!parked.isEmpty()) {
         claimed.addAll(
             dialect.lease(
