@@ -91,6 +91,11 @@ final class ClaimStart {
     return windowFull && nanoTime.getAsLong() - headScanDueAt >= 0;
   }
 
+  /** Whether {@link #headScanWanted} wants a full window whatever the claim took. */
+  boolean headScanNeedsAFullWindow() {
+    return horizon != null;
+  }
+
   /** Times a head scan that started at {@code started} ({@link #nanoTime}). */
   synchronized void headScanTook(long started) {
     long now = nanoTime.getAsLong();

@@ -8,8 +8,10 @@ import java.time.Instant;
 import java.util.Set;
 import org.jooq.Condition;
 import org.jooq.Field;
+import org.jooq.Record1;
 import org.jooq.Record4;
 import org.jooq.Select;
+import org.jooq.SelectFieldOrAsterisk;
 import org.jooq.Table;
 import org.jooq.WindowSpecification;
 import org.jooq.impl.DSL;
@@ -75,13 +77,7 @@ final class WindowRuns {
     Field<Integer> ready = flag(ClaimQueries.ready(o, topics, now), "ready");
     Field<Integer> mine = flag(heldBy(o, held, now), "held");
     Table<?> window =
-        select(o.SEQ, o.AGGREGATE, ready, mine)
-            .from(dialect.pendingInSeqOrder(o))
-            .where(ClaimQueries.pending(o))
-            .and(o.SEQ.ge(floor))
-            .orderBy(dialect.pendingSeqOrder(o))
-            .limit(windowRows(limit, held))
-            .asTable("w");
+        window(dialect, o, floor, windowRows(limit, held), o.SEQ, o.AGGREGATE, ready, mine);
     Field<Long> wSeq = window.field(o.SEQ);
     Field<String> wAggregate = window.field(o.AGGREGATE);
     Field<Integer> wReady = window.field(ready);
@@ -152,6 +148,32 @@ final class WindowRuns {
         .where(inOrder.field(first).eq(head))
         .orderBy(cSeq)
         .limit(limit);
+  }
+
+  /**
+   * How many pending rows a window of at most {@code rows} from {@code floor} on reads: fewer than
+   * {@code rows} means it saw every pending row from the floor on. For a claim whose window found
+   * no run, which then cannot tell from its result.
+   */
+  static Select<Record1<Integer>> pendingRead(OutboxDialect dialect, long floor, int rows) {
+    var o = OUTBOX_MESSAGE.as("o");
+    return select(DSL.count()).from(window(dialect, o, floor, rows, o.SEQ));
+  }
+
+  /** The pending rows from {@code floor} on, in the dialect's order, at most {@code rows}. */
+  private static Table<?> window(
+      OutboxDialect dialect,
+      OutboxMessageTable o,
+      long floor,
+      int rows,
+      SelectFieldOrAsterisk... fields) {
+    return select(fields)
+        .from(dialect.pendingInSeqOrder(o))
+        .where(ClaimQueries.pending(o))
+        .and(o.SEQ.ge(floor))
+        .orderBy(dialect.pendingSeqOrder(o))
+        .limit(rows)
+        .asTable("w");
   }
 
   /** Leased to one of the held claims, the lease still running, the outcome not unknown. */
