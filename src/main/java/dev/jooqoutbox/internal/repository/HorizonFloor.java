@@ -33,18 +33,13 @@ import org.jooq.Record3;
  * off, outcome unknown) and an operator's requeue parks the dead letter it makes pending, perhaps
  * below the floor: the claim reads the pending parked rows below the floor from their own small
  * index ({@link HeadQueries#parkedHeadsBelow}) and its probes see them, so each still holds its
- * aggregate back. A row set back to pending by hand is not parked: a recheck from the pending
- * index's first entry finds it and lowers the floor; it runs at most every {@value
- * #RECHECK_SECONDS} s, and at most 1/{@value #COST_SHARE} of the time, as its cost grows with the
- * history under a held horizon. Thread-safe.
+ * aggregate back. A row set back to pending by hand is not parked: the {@link FloorRecheck} reads
+ * below the floor, in chunks, finds it and lowers the floor. Thread-safe.
  */
 final class HorizonFloor {
 
   /** The shortest time between two refreshes. */
   static final Duration PERIOD = Duration.ofMillis(250);
-
-  private static final long RECHECK_SECONDS = 60;
-  private static final long COST_SHARE = 100;
 
   /** Observations waiting for their transactions to end; more are dropped until they have. */
   private static final int MAX_WAITING = 16;
@@ -52,6 +47,7 @@ final class HorizonFloor {
   private final DSLContext dsl;
   private final OutboxDialect dialect;
   private final LongSupplier nanoTime;
+  private final FloorRecheck recheck;
 
   /** (newest seq, the next transaction id of a snapshot taken after that seq was read). */
   private final ArrayDeque<long[]> waiting = new ArrayDeque<>();
@@ -62,13 +58,12 @@ final class HorizonFloor {
   private int seen;
   private long refreshedAt;
   private boolean refreshed;
-  private long recheckedAt;
-  private long recheckPeriod = Duration.ofSeconds(RECHECK_SECONDS).toNanos();
 
   HorizonFloor(DSLContext dsl, OutboxDialect dialect, LongSupplier nanoTime) {
     this.dsl = dsl;
     this.dialect = dialect;
     this.nanoTime = nanoTime;
+    this.recheck = new FloorRecheck(dsl, dialect, nanoTime);
   }
 
   /** The floor for a claim starting now, refreshed first when a refresh is due. */
@@ -79,8 +74,11 @@ final class HorizonFloor {
       refreshedAt = now;
       advance();
     }
-    if (floor != Long.MIN_VALUE && now - recheckedAt >= recheckPeriod) {
-      recheck(now);
+    if (floor != Long.MIN_VALUE) {
+      Long below = recheck.below(floor, now);
+      if (below != null && below < floor) {
+        floor = below;
+      }
     }
     return floor;
   }
@@ -105,16 +103,6 @@ final class HorizonFloor {
     if (settled != Long.MIN_VALUE && settled >= floor) {
       Long oldest = dsl.fetchValue(ClaimQueries.oldestUnparkedBetween(dialect, floor, settled));
       floor = oldest != null ? oldest : settled + 1;
-    }
-  }
-
-  private void recheck(long now) {
-    Long below = dsl.fetchValue(ClaimQueries.oldestUnparkedBetween(dialect, Long.MIN_VALUE, floor));
-    long took = nanoTime.getAsLong() - now;
-    recheckedAt = now;
-    recheckPeriod = Math.max(Duration.ofSeconds(RECHECK_SECONDS).toNanos(), COST_SHARE * took);
-    if (below != null && below < floor) {
-      floor = below;
     }
   }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jooq.Field;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,6 +112,59 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
 
     ticker.addAndGet(Duration.ofMinutes(1).toNanos());
     assertThat(floor.current()).as("after it").isEqualTo(x1);
+  }
+
+  @Test
+  void theRecheckReadsBelowTheFloorInChunksThatGrowWhileTheyAreQuick() {
+    // Seqs 5,000,000 above what the first chunk reads, as after a long history: the recheck should
+    // reach them in a few chunks, a pause apart, each reading twice the seqs of the one before
+    // (this clock does not move while a chunk runs, so every chunk is quick).
+    long gap = rows.write("gap", "t");
+    deliver(gap);
+    setSeq(gap + 5_000_000);
+    try {
+      assertThatTheRecheckFindsARowSetBackByHandInChunks();
+    } finally {
+      // The other tests of this class count on seqs the first chunk reads; the rows are deleted
+      // before each test, so no seq is handed out twice.
+      setSeq(gap);
+    }
+  }
+
+  private void assertThatTheRecheckFindsARowSetBackByHandInChunks() {
+    long x1 = rows.write("x1", "t");
+    long x2 = rows.write("x2", "t");
+    deliver(x1);
+    deliver(x2);
+    assertThat(refreshed()).isEqualTo(x2 + 1);
+    db.dsl()
+        .update(OUTBOX_MESSAGE)
+        .setNull(OUTBOX_MESSAGE.SENT_AT)
+        .where(OUTBOX_MESSAGE.SEQ.eq(x1))
+        .execute();
+
+    ticker.addAndGet(Duration.ofMinutes(1).toNanos());
+    assertThat(floor.current()).as("after the first chunk").isEqualTo(x2 + 1);
+    int chunks = 1;
+    while (floor.current() != x1 && chunks < 20) {
+      ticker.addAndGet(FloorRecheck.PAUSE.toNanos());
+      chunks++;
+    }
+    // 65,536 seqs above zero, then 131,072, 262,144, ...: the seventh chunk ends past 8,000,000.
+    assertThat(floor.current()).as("after %d chunks", chunks).isEqualTo(x1);
+    assertThat(chunks).isBetween(3, 7);
+  }
+
+  /** Sets the seq the identity column handed out last. */
+  private void setSeq(long seq) {
+    // Plain SQL: jOOQ has no setval; the table's name, as this context renders it, is a bind value.
+    Field<String> table = DSL.val(db.dsl().render(OUTBOX_MESSAGE));
+    db.dsl()
+        .select(
+            DSL.field(
+                "setval(cast(pg_get_serial_sequence({0}, 'seq') as regclass), {1})",
+                Long.class, table, DSL.val(seq)))
+        .fetch();
   }
 
   @Test
