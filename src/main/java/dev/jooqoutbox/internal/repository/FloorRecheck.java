@@ -75,11 +75,7 @@ final class FloorRecheck {
     long to = upTo - base < span ? upTo : base + span - 1;
     Long found = dsl.fetchValue(ClaimQueries.oldestUnparkedBetween(dialect, from, to));
     long took = nanoTime.getAsLong() - now;
-    if (took < CHUNK_TARGET.toNanos() / 2) {
-      span = span > Long.MAX_VALUE / 4 ? span : span * 2;
-    } else if (took > CHUNK_TARGET.toNanos()) {
-      span = Math.max(MIN_SPAN, span / 2);
-    }
+    span = nextSpan(Math.max(0, to - base + 1), took);
     long pause = Math.max(PAUSE.toNanos(), COST_SHARE * took);
     dueAt = now + pause;
     if (to >= upTo) {
@@ -92,5 +88,21 @@ final class FloorRecheck {
       from = to + 1;
     }
     return found;
+  }
+
+  /**
+   * How many seqs the next chunk reads, after one that read {@code read} seqs above zero in {@code
+   * took} nanoseconds. After a quick chunk, twice what it read, or the span it was allowed when
+   * that was more (a chunk that ended at the floor read less than it could). After a slow one, in
+   * proportion to {@link #CHUNK_TARGET}, from what it read: a span grown while the history was
+   * small must not outlive its first slow chunk.
+   */
+  private long nextSpan(long read, long took) {
+    long target = CHUNK_TARGET.toNanos();
+    long base = Math.max(read, MIN_SPAN);
+    if (took <= target / 2) {
+      return Math.max(span, base > Long.MAX_VALUE / 2 ? base : base * 2);
+    }
+    return Math.max(MIN_SPAN, (long) (base * ((double) target / took)));
   }
 }

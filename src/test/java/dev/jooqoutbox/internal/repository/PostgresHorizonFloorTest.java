@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jooq.DSLContext;
+import org.jooq.ExecuteListener;
 import org.jooq.Field;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.BeforeEach;
@@ -100,15 +102,8 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
   void aRowSetBackToPendingByHandBelowTheFloorIsFoundByTheRecheckWithinAMinute() {
     long x1 = rows.write("x1", "t");
     long x2 = rows.write("x2", "t");
-    deliver(x1);
-    deliver(x2);
-    assertThat(refreshed()).isEqualTo(x2 + 1);
-    db.dsl()
-        .update(OUTBOX_MESSAGE)
-        .setNull(OUTBOX_MESSAGE.SENT_AT)
-        .where(OUTBOX_MESSAGE.SEQ.eq(x1))
-        .execute();
-    assertThat(refreshed()).as("before the recheck").isEqualTo(x2 + 1);
+    long floorAbove = deliverAndSetTheFirstBackByHand(x1, x2);
+    assertThat(refreshed()).as("before the recheck").isEqualTo(floorAbove);
 
     ticker.addAndGet(Duration.ofMinutes(1).toNanos());
     assertThat(floor.current()).as("after it").isEqualTo(x1);
@@ -131,20 +126,45 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
     }
   }
 
+  @Test
+  void aSlowChunkOfTheRecheckMakesTheNextOneReadFewerSeqsInProportion() {
+    List<List<Object>> ranges = new ArrayList<>();
+    DSLContext recorded =
+        DSL.using(
+            db.dsl()
+                .configuration()
+                .derive(
+                    ExecuteListener.onExecuteStart(
+                        ctx -> ranges.add(ctx.query().getBindValues().subList(0, 2)))));
+    long[] clock = {Duration.ofMinutes(1).toNanos()};
+    long[] took = {0};
+    FloorRecheck recheck =
+        new FloorRecheck(recorded, OutboxDialect.of(db.dialect()), () -> clock[0] + took[0]);
+    long floorAt = 10_000_000;
+
+    recheck.below(floorAt, clock[0]);
+    clock[0] += FloorRecheck.PAUSE.toNanos();
+    took[0] = 4 * FloorRecheck.CHUNK_TARGET.toNanos();
+    recheck.below(floorAt, clock[0]);
+    clock[0] += 100 * took[0];
+    took[0] = 0;
+    recheck.below(floorAt, clock[0]);
+
+    assertThat(ranges)
+        .as("quick, so twice the seqs next; four times too slow, so a quarter of them next")
+        .containsExactly(
+            List.of(Long.MIN_VALUE, 65_535L),
+            List.of(65_536L, 196_607L),
+            List.of(196_608L, 229_375L));
+  }
+
   private void assertThatTheRecheckFindsARowSetBackByHandInChunks() {
     long x1 = rows.write("x1", "t");
     long x2 = rows.write("x2", "t");
-    deliver(x1);
-    deliver(x2);
-    assertThat(refreshed()).isEqualTo(x2 + 1);
-    db.dsl()
-        .update(OUTBOX_MESSAGE)
-        .setNull(OUTBOX_MESSAGE.SENT_AT)
-        .where(OUTBOX_MESSAGE.SEQ.eq(x1))
-        .execute();
+    long floorAbove = deliverAndSetTheFirstBackByHand(x1, x2);
 
     ticker.addAndGet(Duration.ofMinutes(1).toNanos());
-    assertThat(floor.current()).as("after the first chunk").isEqualTo(x2 + 1);
+    assertThat(floor.current()).as("after the first chunk").isEqualTo(floorAbove);
     int chunks = 1;
     while (floor.current() != x1 && chunks < 20) {
       ticker.addAndGet(FloorRecheck.PAUSE.toNanos());
@@ -153,6 +173,22 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
     // 65,536 seqs above zero, then 131,072, 262,144, ...: the seventh chunk ends past 8,000,000.
     assertThat(floor.current()).as("after %d chunks", chunks).isEqualTo(x1);
     assertThat(chunks).isBetween(3, 7);
+  }
+
+  /**
+   * Delivers {@code first} and {@code second}, lets the floor pass them, then sets {@code first}
+   * back to pending as an operator would by hand; returns the floor.
+   */
+  private long deliverAndSetTheFirstBackByHand(long first, long second) {
+    deliver(first);
+    deliver(second);
+    assertThat(refreshed()).isEqualTo(second + 1);
+    db.dsl()
+        .update(OUTBOX_MESSAGE)
+        .setNull(OUTBOX_MESSAGE.SENT_AT)
+        .where(OUTBOX_MESSAGE.SEQ.eq(first))
+        .execute();
+    return second + 1;
   }
 
   /** Sets the seq the identity column handed out last. */
