@@ -14,12 +14,12 @@ import org.jooq.DSLContext;
  * for every row that was ever pending, so a read from its first entry costs the whole history. The
  * claim waits for the recheck (it runs inside {@link HorizonFloor#current}), and one read of the
  * whole history stalled the relay for seconds once it had grown; every message written meanwhile
- * then waited. Each chunk is sized to take about {@link #CHUNK_TARGET}: it doubles after a quick
- * chunk and halves after a slow one. Without a held horizon the index holds only the pending rows,
- * so the chunks grow until one covers everything below the floor. After a chunk the recheck waits
- * at least {@link #PAUSE}, and {@value #COST_SHARE} times as long as the chunk took, so it takes at
- * most 1/{@value #COST_SHARE} of the claims' time. Not thread-safe: its {@link HorizonFloor} calls
- * it under its lock.
+ * then waited. Each chunk is sized to take about {@link #CHUNK_TARGET}, from the seqs the chunk
+ * before read and the time it took (see {@link #nextSpan}). Without a held horizon the index holds
+ * only the pending rows, so the chunks grow until one covers everything below the floor. After a
+ * chunk the recheck waits at least {@link #PAUSE}, and {@value #COST_SHARE} times as long as the
+ * chunk took, so it takes at most 1/{@value #COST_SHARE} of the claims' time. Not thread-safe: its
+ * {@link HorizonFloor} calls it under its lock.
  */
 final class FloorRecheck {
 
