@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.jooq.ExecuteListener;
 import org.jooq.Field;
@@ -111,35 +112,40 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
 
   @Test
   void theRecheckReadsBelowTheFloorInChunksThatGrowWhileTheyAreQuick() {
-    // Seqs 5,000,000 above what the first chunk reads, as after a long history: the recheck should
-    // reach them in a few chunks, a pause apart, each reading twice the seqs of the one before
-    // (this clock does not move while a chunk runs, so every chunk is quick).
-    long gap = rows.write("gap", "t");
-    deliver(gap);
-    setSeq(gap + 5_000_000);
+    // A row set back by hand 5,000,000 seqs below the floor, as after a long history: the recheck
+    // should reach it in a few chunks from the floor down, a pause apart, each reading twice the
+    // seqs of the one before (this clock does not move while a chunk runs, so every chunk is
+    // quick).
+    long x1 = rows.write("x1", "t");
+    setSeq(x1 + 5_000_000);
     try {
-      assertThatTheRecheckFindsARowSetBackByHandInChunks();
+      long x2 = rows.write("x2", "t");
+      long floorAbove = deliverAndSetTheFirstBackByHand(x1, x2);
+
+      ticker.addAndGet(Duration.ofMinutes(1).toNanos());
+      assertThat(floor.current()).as("after the first chunk").isEqualTo(floorAbove);
+      int chunks = 1;
+      while (floor.current() != x1 && chunks < 20) {
+        ticker.addAndGet(FloorRecheck.PAUSE.toNanos());
+        chunks++;
+      }
+      // 65,536 seqs below the floor, then 131,072, 262,144, ...: the seventh chunk ends past
+      // 5,000,000 below it.
+      assertThat(floor.current()).as("after %d chunks", chunks).isEqualTo(x1);
+      assertThat(chunks).isBetween(3, 7);
     } finally {
       // The other tests of this class count on seqs the first chunk reads; the rows are deleted
       // before each test, so no seq is handed out twice.
-      setSeq(gap);
+      setSeq(x1);
     }
   }
 
   @Test
   void aSlowChunkOfTheRecheckMakesTheNextOneReadFewerSeqsInProportion() {
     List<List<Object>> ranges = new ArrayList<>();
-    DSLContext recorded =
-        DSL.using(
-            db.dsl()
-                .configuration()
-                .derive(
-                    ExecuteListener.onExecuteStart(
-                        ctx -> ranges.add(ctx.query().getBindValues().subList(0, 2)))));
     long[] clock = {Duration.ofMinutes(1).toNanos()};
     long[] took = {0};
-    FloorRecheck recheck =
-        new FloorRecheck(recorded, OutboxDialect.of(db.dialect()), () -> clock[0] + took[0]);
+    FloorRecheck recheck = recordedRecheck(ranges, () -> clock[0] + took[0]);
     long floorAt = 10_000_000;
 
     recheck.below(floorAt, clock[0]);
@@ -153,26 +159,56 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
     assertThat(ranges)
         .as("quick, so twice the seqs next; four times too slow, so a quarter of them next")
         .containsExactly(
-            List.of(Long.MIN_VALUE, 65_535L),
-            List.of(65_536L, 196_607L),
-            List.of(196_608L, 229_375L));
+            List.of(9_934_464L, 9_999_999L),
+            List.of(9_803_392L, 9_934_463L),
+            List.of(9_770_624L, 9_803_391L));
   }
 
-  private void assertThatTheRecheckFindsARowSetBackByHandInChunks() {
-    long x1 = rows.write("x1", "t");
-    long x2 = rows.write("x2", "t");
-    long floorAbove = deliverAndSetTheFirstBackByHand(x1, x2);
+  @Test
+  void eachCycleOfTheRecheckStartsAtTheFloorWithTheSpanItsFirstChunkWasSizedToBefore() {
+    // Under a held horizon the entries kept lie just below the floor, and below them the seqs
+    // vacuum cleaned: the chunks may grow there, but the next cycle must start at the floor again
+    // with a span sized where the entries are, not with the one they grew to further down.
+    List<List<Object>> ranges = new ArrayList<>();
+    long[] clock = {Duration.ofMinutes(1).toNanos()};
+    long[] took = {4 * FloorRecheck.CHUNK_TARGET.toNanos()};
+    FloorRecheck recheck = recordedRecheck(ranges, () -> clock[0] + took[0]);
+    long floorAt = 1_000_000;
 
-    ticker.addAndGet(Duration.ofMinutes(1).toNanos());
-    assertThat(floor.current()).as("after the first chunk").isEqualTo(floorAbove);
-    int chunks = 1;
-    while (floor.current() != x1 && chunks < 20) {
-      ticker.addAndGet(FloorRecheck.PAUSE.toNanos());
-      chunks++;
+    recheck.below(floorAt, clock[0]);
+    took[0] = 0;
+    while (ranges.size() < 7) {
+      clock[0] += FloorRecheck.PAUSE.toNanos();
+      recheck.below(floorAt, clock[0]);
     }
-    // 65,536 seqs above zero, then 131,072, 262,144, ...: the seventh chunk ends past 8,000,000.
-    assertThat(floor.current()).as("after %d chunks", chunks).isEqualTo(x1);
-    assertThat(chunks).isBetween(3, 7);
+    clock[0] += Duration.ofSeconds(FloorRecheck.CYCLE_SECONDS).toNanos();
+    recheck.below(floorAt, clock[0]);
+
+    assertThat(ranges)
+        .as("slow first chunk, a quarter next, then twice each until zero; then from the floor")
+        .containsExactly(
+            List.of(934_464L, 999_999L),
+            List.of(918_080L, 934_463L),
+            List.of(885_312L, 918_079L),
+            List.of(819_776L, 885_311L),
+            List.of(688_704L, 819_775L),
+            List.of(426_560L, 688_703L),
+            List.of(Long.MIN_VALUE, 426_559L),
+            List.of(983_616L, 999_999L));
+  }
+
+  /**
+   * A recheck on {@code nanoTime} that adds the seq range of each chunk it reads to {@code ranges}.
+   */
+  private FloorRecheck recordedRecheck(List<List<Object>> ranges, LongSupplier nanoTime) {
+    DSLContext recorded =
+        DSL.using(
+            db.dsl()
+                .configuration()
+                .derive(
+                    ExecuteListener.onExecuteStart(
+                        ctx -> ranges.add(ctx.query().getBindValues().subList(0, 2)))));
+    return new FloorRecheck(recorded, OutboxDialect.of(db.dialect()), nanoTime);
   }
 
   /**
