@@ -31,7 +31,10 @@ record BenchOptions(
     int horizonSize,
     int horizonReps,
     int horizonRate,
-    double horizonSeconds) {
+    double horizonSeconds,
+    int purgeSent,
+    int purgeSize,
+    int purgeReps) {
 
   static final List<String> ALL_GROUPS =
       List.of(
@@ -44,7 +47,8 @@ record BenchOptions(
           "memory",
           "deep",
           "publish",
-          "horizon");
+          "horizon",
+          "purge");
 
   static final String USAGE =
       """
@@ -57,7 +61,7 @@ record BenchOptions(
                               (1000 aggregates, batch 100, which gets --reps; default 1)
         --out DIR             results.json, results.md, chart.svg, plans/ (default docs/bench)
         --only g1,g2          groups to run: write,notify,drain,claim,latency,gruelbox,memory,deep,
-                              publish,horizon
+                              publish,horizon,purge
         --write-seconds S     measuring window of one write variant (default 5)
         --drain-seconds S     time box of one drain run (default 8)
         --drain-grid a:b,...  drain configurations, aggregates:batch
@@ -80,6 +84,9 @@ record BenchOptions(
         --horizon-rate R      messages per second written in the held-horizon steady run
                               (default 2000)
         --horizon-seconds S   length of the held-horizon steady run (default 600)
+        --purge-sent N        sent rows the purge figure deletes (default 1100000)
+        --purge-size N        backlog the relay drains while they are purged (default 200000)
+        --purge-reps N        repetitions of the purge figure (default 2)
         --smoke               tiny sizes and windows: checks that every figure runs, in seconds
       """;
 
@@ -108,6 +115,9 @@ record BenchOptions(
     int horizonReps = 2;
     int horizonRate = 2_000;
     double horizonSeconds = 600;
+    int purgeSent = 1_100_000;
+    int purgeSize = 200_000;
+    int purgeReps = 2;
     Set<String> explicit = new LinkedHashSet<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -170,6 +180,9 @@ record BenchOptions(
         case "--horizon-reps" -> horizonReps = positive(a, v);
         case "--horizon-rate" -> horizonRate = positive(a, v);
         case "--horizon-seconds" -> horizonSeconds = seconds(a, v);
+        case "--purge-sent" -> purgeSent = positive(a, v);
+        case "--purge-size" -> purgeSize = positive(a, v);
+        case "--purge-reps" -> purgeReps = positive(a, v);
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -193,6 +206,9 @@ record BenchOptions(
       horizonSize = explicit.contains("--horizon-size") ? horizonSize : 2_000;
       horizonReps = explicit.contains("--horizon-reps") ? horizonReps : 1;
       horizonSeconds = explicit.contains("--horizon-seconds") ? horizonSeconds : 5;
+      purgeSent = explicit.contains("--purge-sent") ? purgeSent : 5_000;
+      purgeSize = explicit.contains("--purge-size") ? purgeSize : 2_000;
+      purgeReps = explicit.contains("--purge-reps") ? purgeReps : 1;
     }
     return new BenchOptions(
         List.copyOf(dbs),
@@ -218,7 +234,10 @@ record BenchOptions(
         horizonSize,
         horizonReps,
         horizonRate,
-        horizonSeconds);
+        horizonSeconds,
+        purgeSent,
+        purgeSize,
+        purgeReps);
   }
 
   private static List<int[]> grid(String value) {

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.DeadLetterQuery;
 import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.testing.BulkMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -168,6 +169,31 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
     assertThat(row(poison).getDeadAt()).as("dead letters are never purged").isEqualTo(START);
     assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isOne();
     assertThat(repository.deadLetters(DeadLetterQuery.all().limit(10)).letters()).hasSize(1);
+  }
+
+  @Test
+  void aPurgeOfSeveralBatchesDeletesEveryOldRowAndKeepsTheYoungerOnes() {
+    // 2,500 rows sent long ago: the relay's purge deletes them 1,000 a batch, each batch a task of
+    // its own on the housekeeping thread, resting between them.
+    BulkMessages.insert(
+        dsl,
+        2_500,
+        i -> new BulkMessages.Row("old-" + i, "a-" + i, "orders", "{}", START.minusSeconds(7200)));
+    dsl.update(OUTBOX_MESSAGE).set(OUTBOX_MESSAGE.SENT_AT, START.minusSeconds(3600)).execute();
+    String recent = write("recent", "orders", Map.of("n", 1));
+    OutboxRelay relay =
+        closeLater(
+            relay()
+                .retention(Duration.ofMinutes(30))
+                .purgeInterval(Duration.ofMinutes(1))
+                .handler("orders", m -> {})
+                .build());
+    assertThat(relay.drainOnce(100)).isEqualTo(1); // sent at START
+    clock.advance(Duration.ofMinutes(1));
+
+    relay.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> dsl.fetchCount(OUTBOX_MESSAGE) == 1);
+    assertThat(exists(recent)).isTrue();
   }
 
   @Test

@@ -2,56 +2,103 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.PurgeResult;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.PurgeRun;
 import java.time.Instant;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 
 /**
  * The relay's chores on a thread of their own, so that load never starves them and they never hold
- * up delivery: refresh the backlog gauges every {@code gaugeInterval}, and purge (in bounded
- * batches) once {@code purgeInterval} has passed on the relay's clock since the last purge.
+ * up delivery: refresh the backlog gauges every {@code gaugeInterval}, and purge once {@code
+ * purgeInterval} has passed on the relay's clock since the last purge started.
+ *
+ * <p>The purge deletes one batch at a time, each a task of its own on the housekeeping thread, so
+ * the gauges go on between batches, and it rests after each batch {@value #PURGE_REST} times as
+ * long as the batch took: a purge of a million rows at once took a concurrent relay's database time
+ * and slowed its delivery to 0.79x (issue 28). Paced, it runs at most 1/{@value #PURGE_SHARE} of
+ * the time, which bounds how many rows it can delete an hour (docs/operations.md, "Purge and
+ * retention"). All state is confined to the housekeeping thread.
  */
 final class Housekeeping {
 
   private static final Logger log = RelayLog.LOG;
   static final int PURGE_BATCH = 1000;
 
+  /** After a batch, the purge rests this many times as long as the batch took. */
+  static final int PURGE_REST = 9;
+
+  private static final int PURGE_SHARE = PURGE_REST + 1;
+
   private final RelayConfig config;
   private final JooqOutboxRepository repository;
   private final RelayMetrics metrics;
+  private final LongSupplier nanoTime;
+  private ScheduledExecutorService thread;
   private Instant nextPurge;
+  private PurgeRun purging;
 
-  Housekeeping(RelayConfig config, JooqOutboxRepository repository, RelayMetrics metrics) {
+  Housekeeping(
+      RelayConfig config,
+      JooqOutboxRepository repository,
+      RelayMetrics metrics,
+      LongSupplier nanoTime) {
     this.config = config;
     this.repository = repository;
     this.metrics = metrics;
+    this.nanoTime = nanoTime;
     this.nextPurge = config.clock().instant().plus(config.purgeInterval());
   }
 
-  void start(ScheduledExecutorService timer) {
+  void start(ScheduledExecutorService thread) {
+    this.thread = thread;
     long period = config.gaugeInterval().toNanos();
-    timer.scheduleWithFixedDelay(this::tick, 0, period, TimeUnit.NANOSECONDS);
+    thread.scheduleWithFixedDelay(this::tick, 0, period, TimeUnit.NANOSECONDS);
   }
 
   private void tick() {
     Instant now = config.clock().instant();
     try {
+      if (purging == null && !now.isBefore(nextPurge)) {
+        nextPurge = now.plus(config.purgeInterval());
+        purging = repository.startPurge(now.minus(config.retention()), PURGE_BATCH);
+        purgeBatch(); // the first batch before the gauges, which then count without it
+      }
       if (metrics != RelayMetrics.NONE) {
         metrics.backlog(repository.pendingCount(), repository.oldestPendingAge(now));
         metrics.unknownCount(repository.outcomes().unknownCount());
-      }
-      if (!now.isBefore(nextPurge)) {
-        nextPurge = now.plus(config.purgeInterval());
-        purge(now);
       }
     } catch (RuntimeException e) {
       log.warn("outbox relay housekeeping failed; trying again in {}", config.gaugeInterval(), e);
     }
   }
 
-  private void purge(Instant now) {
-    PurgeResult purged = repository.purge(now.minus(config.retention()), PURGE_BATCH);
+  private void purgeBatch() {
+    long started = nanoTime.getAsLong();
+    try {
+      if (purging.next()) {
+        long took = nanoTime.getAsLong() - started;
+        thread.schedule(this::purgeBatch, restAfter(took), TimeUnit.NANOSECONDS);
+        return;
+      }
+      logPurged(purging.deleted());
+    } catch (RejectedExecutionException e) {
+      // the relay is closing
+    } catch (RuntimeException e) {
+      logPurged(purging.deleted());
+      log.warn("outbox purge failed; trying again in {}", config.purgeInterval(), e);
+    }
+    purging = null;
+  }
+
+  /** How long the purge rests after a batch that took {@code tookNanos}. */
+  static long restAfter(long tookNanos) {
+    return PURGE_REST * Math.max(0, tookNanos);
+  }
+
+  private void logPurged(PurgeResult purged) {
     if (purged.outboxDeleted() + purged.inboxDeleted() > 0) {
       log.info(
           "outbox purge: {} sent messages and {} inbox rows older than {} deleted",

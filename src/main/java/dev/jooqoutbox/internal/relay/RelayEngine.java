@@ -81,7 +81,7 @@ public final class RelayEngine {
             stopping::get);
     this.chains = new LaneChains(inFlight, lanes.givenBack);
     this.heartbeat = new Heartbeat(config, repository, inFlight);
-    this.housekeeping = new Housekeeping(config, repository, metrics);
+    this.housekeeping = new Housekeeping(config, repository, metrics, System::nanoTime);
     this.reconciler = new Reconciler(config, repository.outcomes(), metrics);
     this.reconcileThread =
         reconciler.hasWork()

@@ -102,6 +102,14 @@ final class ClaimStart {
     headScanDueAt = now + (HEAD_SCAN_COST_SHARE - 1) * (now - started);
   }
 
+  /**
+   * Where a {@link HorizonFloor} stands now (see {@link HorizonFloor#known}), read nothing for it;
+   * {@link Long#MIN_VALUE} where there is none.
+   */
+  long knownFloor() {
+    return horizon == null ? Long.MIN_VALUE : horizon.known();
+  }
+
   /** Now, by the injected clock. */
   long nanoTime() {
     return nanoTime.getAsLong();

@@ -83,6 +83,14 @@ final class HorizonFloor {
     return floor;
   }
 
+  /**
+   * The floor as the last claim left it, without reading anything: {@link Long#MIN_VALUE} before
+   * the first claim. Pending rows below it are parked, or set pending by hand and not found yet.
+   */
+  synchronized long known() {
+    return floor;
+  }
+
   private void advance() {
     Record3<Long, Long, Long> horizon = dsl.fetchOne(dialect.commitHorizon(dsl));
     long newest = horizon.value1();

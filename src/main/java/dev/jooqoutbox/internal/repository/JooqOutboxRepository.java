@@ -92,8 +92,8 @@ public final class JooqOutboxRepository {
     this.settler = new MessageSettler(dsl);
     this.claimer = new MessageClaimer(dsl, dialect, rows, settler, nanoTime);
     this.deadLetters = new DeadLetterQueries(dsl);
-    this.backlog = new BacklogQueries(dsl, dialect);
-    this.purger = new Purger(dsl, dialect);
+    this.backlog = new BacklogQueries(dsl, dialect, claimer::knownFloor);
+    this.purger = new Purger(dsl);
     this.blocked = new BlockedQueries(dsl);
     this.outcomes = new OutcomeStore(dsl, rows);
   }
@@ -287,6 +287,14 @@ public final class JooqOutboxRepository {
   /** Deletes sent messages and inbox rows older than {@code cutoff}, {@code batchSize} a time. */
   public PurgeResult purge(Instant cutoff, int batchSize) {
     return purger.purge(cutoff, batchSize);
+  }
+
+  /**
+   * A purge of what is older than {@code cutoff} that deletes {@code batchSize} rows a call of
+   * {@link PurgeRun#next}, for a caller that paces it.
+   */
+  public PurgeRun startPurge(Instant cutoff, int batchSize) {
+    return purger.start(cutoff, batchSize);
   }
 
   /** What {@link #purge} with {@code cutoff} would delete now, counted. */

@@ -7,11 +7,9 @@ import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertSetMoreStep;
-import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.ResultQuery;
@@ -131,11 +129,5 @@ final class MariaDbDialect implements OutboxDialect {
     // first read, which can predate the commit of the row the insert collided with; a locking read
     // sees the latest committed row.
     return select.forShare();
-  }
-
-  @Override
-  public Query deleteBatch(
-      DSLContext dsl, Table<?> table, Field<?>[] key, Condition which, int batchSize) {
-    return dsl.deleteFrom(table).where(which).limit(batchSize);
   }
 }

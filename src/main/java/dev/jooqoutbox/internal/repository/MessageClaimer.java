@@ -56,6 +56,11 @@ final class MessageClaimer {
     this.start = new ClaimStart(dsl, dialect, nanoTime);
   }
 
+  /** Where this claimer's {@link HorizonFloor} stands ({@link ClaimStart#knownFloor}). */
+  long knownFloor() {
+    return start.knownFloor();
+  }
+
   List<OutboxMessage> claim(ClaimRequest c) {
     if (c.topics().isEmpty() || c.limit() <= 0) {
       return List.of();

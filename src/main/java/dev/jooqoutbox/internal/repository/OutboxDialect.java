@@ -11,13 +11,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Function;
-import org.jooq.Condition;
 import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
-import org.jooq.Field;
 import org.jooq.InsertSetMoreStep;
 import org.jooq.OrderField;
-import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.Record3;
@@ -144,16 +141,6 @@ interface OutboxDialect {
   /** Reads the row a duplicate insert collided with, so that the read sees its latest commit. */
   default <R extends Record> ResultQuery<R> readCommitted(SelectConditionStep<R> select) {
     return select; // a new snapshot per statement (READ COMMITTED), or a single writer
-  }
-
-  /**
-   * The statement that deletes up to {@code batchSize} rows of {@code table} matching {@code
-   * which}; {@code key} identifies a row. Its update count is how many rows it deleted.
-   */
-  default Query deleteBatch(
-      DSLContext dsl, Table<?> table, Field<?>[] key, Condition which, int batchSize) {
-    return dsl.deleteFrom(table)
-        .where(row(key).in(select(key).from(table).where(which).limit(batchSize)));
   }
 
   // ---------------------------------------------------------------- wake-up

@@ -7,24 +7,33 @@ import dev.jooqoutbox.PurgeResult;
 import java.time.Instant;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.Table;
 
 /**
- * Deletes sent messages and inbox rows older than a cutoff in bounded batches, each its own
- * statement (and transaction), so no long lock is held. Pending messages and dead letters are never
- * deleted.
+ * Deletes sent messages and inbox rows older than a cutoff in bounded batches (see {@link
+ * PurgeRun}), each its own statement (and transaction), so no long lock is held. Pending messages
+ * and dead letters are never deleted.
  */
-record Purger(DSLContext dsl, OutboxDialect dialect) {
+record Purger(DSLContext dsl) {
 
+  /** Deletes everything older than {@code cutoff}, one batch after the other. */
   PurgeResult purge(Instant cutoff, int batchSize) {
+    PurgeRun run = start(cutoff, batchSize);
+    while (run.next()) {
+      // each call deletes one batch
+    }
+    return run.deleted();
+  }
+
+  /**
+   * A purge of what is older than {@code cutoff} that deletes one batch per {@link PurgeRun#next}.
+   */
+  PurgeRun start(Instant cutoff, int batchSize) {
     if (batchSize <= 0) {
       throw new IllegalArgumentException("batchSize must be positive, was " + batchSize);
     }
-    long outbox = inBatches(OUTBOX_MESSAGE, TableKeys.OUTBOX_SEQ, sentBefore(cutoff), batchSize);
-    long inbox =
-        inBatches(INBOX_MESSAGE, TableKeys.INBOX, INBOX_MESSAGE.SEEN_AT.lt(cutoff), batchSize);
-    return new PurgeResult(outbox, inbox);
+    return new PurgeRun(
+        new PurgeBatches(dsl, OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT, cutoff, batchSize),
+        new PurgeBatches(dsl, INBOX_MESSAGE, INBOX_MESSAGE.SEEN_AT, cutoff, batchSize));
   }
 
   /** What {@link #purge} with {@code cutoff} would delete now, counted; deletes nothing. */
@@ -37,15 +46,5 @@ record Purger(DSLContext dsl, OutboxDialect dialect) {
   /** The sent messages a purge with {@code cutoff} deletes. */
   static Condition sentBefore(Instant cutoff) {
     return OUTBOX_MESSAGE.SENT_AT.lt(cutoff);
-  }
-
-  private long inBatches(Table<?> table, Field<?>[] key, Condition old, int batchSize) {
-    long total = 0;
-    int deleted;
-    do {
-      deleted = dialect.deleteBatch(dsl, table, key, old, batchSize).execute();
-      total += deleted;
-    } while (deleted == batchSize);
-    return total;
   }
 }

@@ -5,11 +5,8 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import org.jooq.Field;
 
-/** The keys that identify a row, for conflict targets and batched deletes. */
+/** The keys that identify a row, for conflict targets. */
 final class TableKeys {
-
-  /** The outbox's primary key. */
-  static final Field<?>[] OUTBOX_SEQ = {OUTBOX_MESSAGE.SEQ};
 
   /** The outbox's unique message id: the writer's idempotency key. */
   static final Field<?>[] OUTBOX_ID = {OUTBOX_MESSAGE.ID};

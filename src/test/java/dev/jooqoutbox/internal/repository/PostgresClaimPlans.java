@@ -7,6 +7,8 @@ import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -70,21 +72,23 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
     // After an analyze (the contract's Order 4), no row older than the cutoff: the range
     // sent_at < cutoff of the pending index (sent_at, dead_at, seq), which replaced the partial
     // sent_at index, not a scan of the table.
-    String purge =
-        dsl.explain(
-                dialect()
-                    .deleteBatch(
-                        dsl,
-                        OUTBOX_MESSAGE,
-                        TableKeys.OUTBOX_SEQ,
-                        Purger.sentBefore(NOW.minus(Duration.ofHours(2))),
-                        1000))
-            .plan();
-    assertThat(purge)
-        .as("purge plan:%n%s", purge)
-        .contains("using ix_outbox_message_pending on outbox_message")
-        .containsPattern("Index Cond: \\(sent_at < ")
-        .doesNotContain("Seq Scan");
+    // Both reads of a batch, the first and those after, stay on the index in its order: a
+    // range bounded on both sides was read whole into a sort (a bitmap scan).
+    Instant cutoff = NOW.minus(Duration.ofHours(2));
+    for (Instant past : Arrays.asList(null, cutoff.minus(Duration.ofDays(1)))) {
+      String purge =
+          dsl.explain(
+                  PurgeBatches.read(
+                      dsl, OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT, cutoff, past, 1000))
+              .plan();
+      assertThat(purge)
+          .as("purge plan:%n%s", purge)
+          .contains("using ix_outbox_message_pending on outbox_message")
+          .containsPattern("Index Cond: \\(sent_at [<>] ")
+          .doesNotContain("Seq Scan")
+          .doesNotContain("Bitmap")
+          .doesNotContain("Sort");
+    }
   }
 
   @Test
@@ -185,11 +189,19 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
         .contains("Index Only Scan Backward using pk_outbox_message on outbox_message a")
         .doesNotContain("Seq Scan");
     // The oldest-pending gauge: the same first entry.
-    String gauge = dsl.explain(BacklogQueries.oldestPendingCreatedAt(dialect())).plan();
+    String gauge =
+        dsl.explain(BacklogQueries.oldestPendingCreatedAt(dialect(), Long.MIN_VALUE)).plan();
     assertThat(gauge)
         .as("oldest pending plan:%n%s", gauge)
         .contains("Index Scan using ix_outbox_message_pending on outbox_message p")
         .doesNotContain("pk_outbox_message")
+        .doesNotContain("Seq Scan");
+    // In a relay, read from its floor: the same index, from the floor's entry.
+    String fromFloor =
+        dsl.explain(BacklogQueries.oldestPendingCreatedAt(dialect(), DeepOutbox.floor(dsl))).plan();
+    assertThat(fromFloor)
+        .as("oldest pending from the floor plan:%n%s", fromFloor)
+        .contains("Index Scan using ix_outbox_message_pending on outbox_message p")
         .doesNotContain("Seq Scan");
 
     // Reconciliation and the unknown gauge read the (partial) unknown index only.

@@ -4,23 +4,23 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.testing.BulkMessages;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jooq.ExecuteListener;
-import org.jooq.Record2;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 
@@ -133,6 +133,41 @@ class PostgresHeldHorizonClaimTest extends DatabaseFixture {
     assertThat(statements).isNotEmpty().noneMatch(sql -> sql.contains("with recursive"));
   }
 
+  /**
+   * The relay's backlog gauges (every {@code gaugeInterval}, 5 s by default) read from the claims'
+   * floor: read from the pending index's first entry, they walked the whole history each time under
+   * a held horizon. A message written with a delay, parked below the floor, is still counted.
+   */
+  @Test
+  void theBacklogGaugesReadNoMoreEntriesAsTheHistoryGrows() throws Exception {
+    var dsl = db.dsl();
+    dsl.execute("alter table {0} set (autovacuum_enabled = false)", OUTBOX_MESSAGE);
+    relay = new JooqOutboxRepository(dsl, new ObjectMapper(), nanos::get);
+    Instant written = DeepOutbox.NOW.minus(Duration.ofHours(3));
+    Outbox delayed = Outbox.builder(dsl).clock(Clock.fixed(written, ZoneOffset.UTC)).build();
+    dsl.transaction(
+        tx -> delayed.message("late", "t", Map.of()).delay(Duration.ofDays(1)).write(tx.dsl()));
+    List<Long> reads = new ArrayList<>();
+    try (Connection holder = db.dataSource().getConnection()) {
+      HeldHorizonProbe.holdHorizon(dsl, holder);
+      for (int round = 0; round < 4; round++) {
+        DeepOutbox.insert(dsl, round * PER_ROUND, PER_ROUND, AGGREGATES, false);
+        assertThat(drain()).isEqualTo(PER_ROUND);
+        idlePolls();
+        Map<String, Long> before = HeldHorizonProbe.indexReads(dsl);
+        long pending = relay.pendingCount();
+        Duration oldest = relay.oldestPendingAge(DeepOutbox.NOW);
+        reads.add(HeldHorizonProbe.readBetween(before, HeldHorizonProbe.indexReads(dsl)));
+        assertThat(pending).as("the delayed message").isOne();
+        assertThat(oldest).isEqualTo(Duration.ofHours(3));
+      }
+      holder.rollback();
+    }
+    assertThat(reads.get(3))
+        .as("index entries the gauges read after each round: %s", reads)
+        .isLessThan(2 * Math.max(reads.get(0), 100));
+  }
+
   /** A round of the history: writes and delivers {@link #PER_ROUND} messages. */
   @FunctionalInterface
   private interface Round {
@@ -145,11 +180,11 @@ class PostgresHeldHorizonClaimTest extends DatabaseFixture {
     List<Double> perMessage = new ArrayList<>();
     relay = new JooqOutboxRepository(db.dsl(), new ObjectMapper(), nanos::get);
     try (Connection holder = db.dataSource().getConnection()) {
-      holdHorizon(holder);
+      HeldHorizonProbe.holdHorizon(dsl, holder);
       for (int round = 0; round < ROUNDS; round++) {
-        Map<String, Long> before = indexReads();
+        Map<String, Long> before = HeldHorizonProbe.indexReads(dsl);
         int delivered = work.deliver(round);
-        Map<String, Long> after = indexReads();
+        Map<String, Long> after = HeldHorizonProbe.indexReads(dsl);
         assertThat(delivered).isEqualTo(PER_ROUND);
         long total = 0;
         StringBuilder byIndex = new StringBuilder();
@@ -197,41 +232,5 @@ class PostgresHeldHorizonClaimTest extends DatabaseFixture {
       nanos.addAndGet(HorizonFloor.PERIOD.toNanos());
       assertThat(drain()).isZero();
     }
-  }
-
-  /** Opens a snapshot on {@code holder} and keeps it: the horizon cannot pass it. */
-  private void holdHorizon(Connection holder) throws SQLException {
-    holder.setAutoCommit(false);
-    holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-    try (Statement s = holder.createStatement()) {
-      s.execute("select count(*) from pg_class");
-    }
-    Long xmin =
-        db.dsl()
-            .fetchValue(
-                DSL.field(
-                    "(select max(age(backend_xmin)) from pg_stat_activity"
-                        + " where backend_xmin is not null)",
-                    Long.class));
-    assertThat(xmin).as("a backend holds the horizon").isNotNull();
-  }
-
-  /** idx_tup_read of each index of the outbox table, once every backend has reported. */
-  private Map<String, Long> indexReads() throws InterruptedException {
-    // Backends report their statistics within a second of going idle (PostgreSQL 15+).
-    Thread.sleep(1_500);
-    Map<String, Long> reads = new LinkedHashMap<>();
-    // Plain SQL: the statistics views are not in the generated classes.
-    for (Record2<String, Long> r :
-        db.dsl()
-            .resultQuery(
-                "select indexrelname::text, idx_tup_read from pg_stat_user_indexes"
-                    + " where relid = {0}::regclass order by indexrelname",
-                DSL.inline(OUTBOX_MESSAGE.getName()))
-            .coerce(DSL.field("i", String.class), DSL.field("n", Long.class))
-            .fetch()) {
-      reads.put(r.value1(), r.value2());
-    }
-    return reads;
   }
 }

@@ -370,6 +370,36 @@ abstract class SettleContract extends DatabaseFixture {
   }
 
   @Test
+  void purgeInBatchesOfAgeDeletesRowsSentOutOfSeqOrderAndNothingYounger() {
+    // Each batch deletes up to the age of its last row and the next reads on past it
+    // (PurgeBatches): rows sent in another order than their seqs, and rows of the age where a batch
+    // ends, are all deleted, and nothing younger than the cutoff.
+    List<Long> seqs = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      seqs.add(write("s-" + i, "t"));
+    }
+    claimAll("token");
+    Instant start = clock.instant();
+    int[] secondsLater = {3, 1, 2, 1, 3, 2, 1, 9};
+    for (int i = 0; i < seqs.size(); i++) {
+      repository.markSent("token", List.of(seqs.get(i)), start.plusSeconds(secondsLater[i]));
+    }
+
+    PurgeRun run = repository.startPurge(start.plusSeconds(4), 2);
+    int batches = 0;
+    while (run.next()) {
+      batches++;
+    }
+
+    assertThat(run.deleted()).isEqualTo(new PurgeResult(7, 0));
+    assertThat(batches)
+        .as("three batches of the outbox and the empty one that ends it; the inbox's ends the run")
+        .isEqualTo(4);
+    assertThat(db.dsl().select(OUTBOX_MESSAGE.SEQ).from(OUTBOX_MESSAGE).fetch(OUTBOX_MESSAGE.SEQ))
+        .containsExactly(seqs.get(7));
+  }
+
+  @Test
   void purgeOfExactlyOneBatchStops() {
     List<Long> sent = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
