@@ -4,13 +4,16 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.PurgeResult;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,6 +84,38 @@ class PostgresHeldHorizonPurgeTest extends DatabaseFixture {
           .as("entries read by the last quarter of the batches, %,d rows", rowsAQuarter)
           .isLessThan(4 * rowsAQuarter);
     }
+  }
+
+  @Test
+  void onceTheHeldTransactionEndsDeliveryAndThePurgeGoOnByThemselves() throws Exception {
+    var dsl = db.dsl();
+    var repository = new JooqOutboxRepository(dsl, new ObjectMapper());
+    try (Connection holder = db.dataSource().getConnection()) {
+      HeldHorizonProbe.holdHorizon(dsl, holder);
+      DeepOutbox.insert(dsl, 0, 1_000, 50, false);
+      assertThat(drain(repository)).isEqualTo(1_000);
+      holder.rollback();
+    }
+    // Nothing done by hand in between: new messages are delivered, and the purge deletes what was
+    // delivered while the transaction was held as well as after.
+    DeepOutbox.insert(dsl, 1_000, 1_000, 50, false);
+    assertThat(drain(repository)).isEqualTo(1_000);
+    assertThat(repository.pendingCount()).isZero();
+    assertThat(repository.purge(DeepOutbox.NOW.plusSeconds(1), 100))
+        .isEqualTo(new PurgeResult(2_000, 0));
+    assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isZero();
+  }
+
+  private static int drain(JooqOutboxRepository repository) {
+    int delivered = 0;
+    List<OutboxMessage> batch;
+    while (!(batch =
+            repository.claim(Set.of("t"), 100, 10, Duration.ofSeconds(30), "r", DeepOutbox.NOW))
+        .isEmpty()) {
+      delivered +=
+          repository.markSent("r", batch.stream().map(OutboxMessage::seq).toList(), DeepOutbox.NOW);
+    }
+    return delivered;
   }
 
   private static void batches(PurgeRun purge, int count) {
