@@ -128,15 +128,16 @@ final class HeadQueries {
   }
 
   /**
-   * The oldest pending parked row of each aggregate that has one below {@code floor}: the heads of
-   * those aggregates, as every other row below a {@link HorizonFloor} is sent or dead.
+   * The oldest pending parked row of each aggregate that has one below {@code upTo}. Those below a
+   * {@link HorizonFloor} are the heads of their aggregates, as every other row there is sent or
+   * dead; one at or after the floor is a head only where {@link #parkedHeadsBetween} says so.
    */
-  static Select<Record1<Long>> parkedHeadsBelow(long floor) {
+  static Select<Record1<Long>> parkedHeadsBelow(long upTo) {
     var r = OUTBOX_MESSAGE.as("r");
     return select(min(r.SEQ))
         .from(r)
         .where(parkedPending(r))
-        .and(r.SEQ.lt(floor))
+        .and(r.SEQ.lt(upTo))
         .groupBy(r.AGGREGATE);
   }
 

@@ -85,15 +85,7 @@ final class MessageClaimer {
     // where they are their aggregate's head.
     List<Record> claimed = new ArrayList<>();
     if (start.readsParkedBelow(from)) {
-      List<Long> parked = new ArrayList<>();
-      if (from.probeFrom() != Long.MIN_VALUE) {
-        parked.addAll(tx.fetchValues(HeadQueries.parkedHeadsBelow(from.probeFrom())));
-      }
-      if (from.windowFrom() > from.probeFrom()) {
-        parked.addAll(
-            tx.fetchValues(
-                HeadQueries.parkedHeadsBetween(dialect, from.probeFrom(), from.windowFrom())));
-      }
+      List<Long> parked = parkedHeads(tx, from);
       if (!parked.isEmpty()) {
         claimed.addAll(
             dialect.lease(
@@ -126,6 +118,33 @@ final class MessageClaimer {
       }
     }
     return claimed;
+  }
+
+  /**
+   * The parked rows below where the window of {@code from} starts that are their aggregate's oldest
+   * pending row. One read of the small parked index, nearly always empty: each aggregate's oldest
+   * parked row below the window's start is its head where it is below the floor (every other row
+   * there is sent or dead); one from the floor on is checked by a probe, in a second statement run
+   * only when there is such a row. Run on every claim, that statement cost 0.54 ms of planning each
+   * time, 7 % of the claim's time in the database during a drain.
+   */
+  private List<Long> parkedHeads(DSLContext tx, ClaimStart.From from) {
+    long upTo = Math.max(from.windowFrom(), from.probeFrom());
+    List<Long> heads = new ArrayList<>();
+    boolean probe = false;
+    for (Long first : tx.fetchValues(HeadQueries.parkedHeadsBelow(upTo))) {
+      if (first < from.probeFrom()) {
+        heads.add(first);
+      } else {
+        probe = true;
+      }
+    }
+    if (probe) {
+      heads.addAll(
+          tx.fetchValues(
+              HeadQueries.parkedHeadsBetween(dialect, from.probeFrom(), from.windowFrom())));
+    }
+    return heads;
   }
 
   /**
