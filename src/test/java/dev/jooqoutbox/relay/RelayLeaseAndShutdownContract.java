@@ -103,6 +103,73 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
   }
 
   @Test
+  void aLeaseExtensionWaitingOnALockDoesNotDelayTheTimeOutOfAHandler() throws Exception {
+    // Real time. Another transaction holds a lock on the message in flight (on SQLite, the write
+    // lock), so the heartbeat's extension waits on it; the handler must still be stopped at its
+    // maximum handling time, not once the lock is gone (when the heartbeat and the watchdog shared
+    // one thread, the watchdog waited behind the blocked beat: up to the lock or busy timeout).
+    Clock realTime = Clock.systemUTC();
+    String id = write("order-1", "orders", Map.of("n", 1));
+    long seq = row(id).getSeq();
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch stopped = new CountDownLatch(1);
+    OutboxRelay relay =
+        closeLater(
+            relay(realTime)
+                // A beat every 0.5 s: the first one after the lock is taken waits on it.
+                .lease(Duration.ofSeconds(3))
+                .maxHandlingTime(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofSeconds(30))
+                .handler(
+                    "orders",
+                    m -> {
+                      entered.countDown();
+                      try {
+                        Thread.sleep(TimeUnit.MINUTES.toMillis(1));
+                      } catch (InterruptedException e) {
+                        stopped.countDown();
+                      }
+                    })
+                .build());
+    relay.start();
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+    CountDownLatch locked = new CountDownLatch(1);
+    CountDownLatch unlock = new CountDownLatch(1);
+    Thread holder =
+        new Thread(
+            () ->
+                dsl.transaction(
+                    tx -> {
+                      tx.dsl()
+                          .update(OUTBOX_MESSAGE)
+                          .set(OUTBOX_MESSAGE.ATTEMPTS, OUTBOX_MESSAGE.ATTEMPTS)
+                          .where(OUTBOX_MESSAGE.SEQ.eq(seq))
+                          .execute();
+                      locked.countDown();
+                      awaitIgnoringInterrupts(unlock);
+                    }),
+            "test-lock-holder");
+    holder.start();
+    try {
+      assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+      // The lock waits of the three databases are 30 s and more; the time-out is due at 2 s.
+      assertThat(stopped.await(15, TimeUnit.SECONDS))
+          .as("the handler was stopped while the heartbeat waited on the lock")
+          .isTrue();
+    } finally {
+      unlock.countDown();
+      holder.join(TimeUnit.SECONDS.toMillis(30));
+    }
+
+    // Once the lock is gone, the time-out is settled as a failed attempt.
+    await().atMost(Duration.ofSeconds(20)).until(() -> row(id).getLastError() != null);
+    OutboxMessageRecord row = row(id);
+    assertThat(row.getAttempts()).isOne();
+    assertThat(row.getSentAt()).isNull();
+  }
+
+  @Test
   void successAfterTheLeaseRanOutOnTheClockIsCountedAndMarkedWhileNoOtherRelayTookIt() {
     String id = write("order-1", "orders", Map.of("n", 1));
     List<Integer> attempts = new CopyOnWriteArrayList<>();

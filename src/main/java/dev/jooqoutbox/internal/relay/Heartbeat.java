@@ -24,9 +24,13 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
   private static final Logger log = RelayLog.LOG;
   private static final int SEQS_PER_STATEMENT = 1000;
 
-  void start(ScheduledExecutorService timer) {
+  /**
+   * Beats on {@code thread} until it shuts down. A thread of its own: a beat may wait on the
+   * database (a lock, a slow statement), and nothing else that is due may wait behind it.
+   */
+  void start(ScheduledExecutorService thread) {
     long period = period().toNanos();
-    timer.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.NANOSECONDS);
+    thread.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.NANOSECONDS);
   }
 
   private Duration period() {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The claimed messages a relay has not settled yet, by claim token, and the window that bounds
@@ -36,6 +37,9 @@ final class InFlight {
   private final int maxRun;
   private final Map<String, Claim> claims = new ConcurrentHashMap<>();
   private final Map<String, Integer> perAggregate = new ConcurrentHashMap<>();
+
+  /** Notified when a settle leaves nothing in flight; {@link #awaitEmpty} waits on it. */
+  private final Object emptied = new Object();
 
   InFlight(int capacity, int maxRun) {
     this.capacity = capacity;
@@ -93,13 +97,26 @@ final class InFlight {
       claims.remove(token, claim);
     }
     window.release(freed);
+    if (freed > 0 && size() == 0) {
+      synchronized (emptied) {
+        emptied.notifyAll();
+      }
+    }
     return claimable;
   }
 
   /** Waits until nothing is in flight or {@code deadlineNanos} (of {@link System#nanoTime}). */
   void awaitEmpty(long deadlineNanos) throws InterruptedException {
-    while (size() > 0 && System.nanoTime() - deadlineNanos < 0) {
-      Thread.sleep(5);
+    // The check runs under the monitor the last settle notifies under, after its release: the
+    // settle either happened before the check, or its notify comes after the wait began.
+    synchronized (emptied) {
+      while (size() > 0) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        TimeUnit.NANOSECONDS.timedWait(emptied, left);
+      }
     }
   }
 

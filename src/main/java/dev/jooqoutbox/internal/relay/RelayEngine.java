@@ -17,8 +17,9 @@ import org.slf4j.Logger;
  * The relay's threads and their lifecycle. A producer claims runs of ready messages as long as the
  * in-flight window has room and never waits for a batch to finish; each aggregate's run is a {@link
  * Lane} on the handler threads; a {@link Completer} writes outcomes in small batches as they
- * arrive; a {@link Heartbeat} extends the leases of what is in flight and a {@link Watchdog} times
- * out handlers past the maximum handling time (both on the timer thread); {@link Housekeeping}
+ * arrive; a {@link Heartbeat} extends the leases of what is in flight on a thread of its own, and a
+ * {@link Watchdog} times out handlers past the maximum handling time on the timer thread (apart, so
+ * that a lease extension waiting on the database never delays a time-out); {@link Housekeeping}
  * refreshes gauges and purges on a thread of its own.
  */
 public final class RelayEngine {
@@ -39,6 +40,7 @@ public final class RelayEngine {
   private final Reconciler reconciler;
   private final ScheduledExecutorService reconcileThread;
   private final ScheduledExecutorService timer;
+  private final ScheduledExecutorService heartbeatThread;
   private final ScheduledExecutorService housekeepingThread;
   private final Wakeup wakeup = new Wakeup();
   private final AtomicBoolean started = new AtomicBoolean();
@@ -88,6 +90,8 @@ public final class RelayEngine {
             ? Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-reconcile-"))
             : null;
     this.timer = Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-timer-"));
+    this.heartbeatThread =
+        Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-heartbeat-"));
     this.housekeepingThread =
         Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-housekeeping-"));
     this.listener =
@@ -146,7 +150,7 @@ public final class RelayEngine {
 
   private void startTimers() {
     if (timersStarted.compareAndSet(false, true)) {
-      heartbeat.start(timer);
+      heartbeat.start(heartbeatThread);
       watchdog.start(timer);
     }
   }
@@ -220,6 +224,7 @@ public final class RelayEngine {
       Thread.currentThread().interrupt();
     } finally {
       timer.shutdownNow();
+      heartbeatThread.shutdownNow();
       housekeepingThread.shutdownNow();
       if (reconcileThread != null) {
         reconcileThread.shutdownNow();
