@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.internal.relay.RelayConfig;
+import dev.jooqoutbox.internal.relay.Settings;
 import dev.jooqoutbox.internal.relay.SyncHandler;
 import dev.jooqoutbox.internal.repository.OutboxContext;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,20 +29,21 @@ public final class OutboxRelayBuilder {
 
   private final DSLContext dsl;
   private final Map<String, AsyncOutboxHandler> handlers = new LinkedHashMap<>();
-  private int batchSize = 100;
-  private int maxRun = 10;
+  // Every default from the one list of settings (Settings), which the Spring properties use too.
+  private int batchSize = Settings.BATCH_SIZE.defaultValue();
+  private int maxRun = Settings.MAX_RUN.defaultValue();
   private Integer maxInFlight; // null: the default, from the batch size
-  private Duration maxHandlingTime = Duration.ofMinutes(5);
-  private Duration gaugeInterval = Duration.ofSeconds(5);
-  private Duration pollInterval = Duration.ofMillis(500);
-  private Duration lease = Duration.ofSeconds(30);
-  private int maxAttempts = 10;
-  private Duration backoffInitial = Duration.ofSeconds(1);
-  private Duration backoffMax = Duration.ofMinutes(5);
-  private Duration retention = Duration.ofDays(7);
-  private Duration purgeInterval = Duration.ofHours(1);
-  private int handlerConcurrency = 4;
-  private Duration shutdownTimeout = Duration.ofSeconds(30);
+  private Duration maxHandlingTime = Settings.MAX_HANDLING_TIME.defaultValue();
+  private Duration gaugeInterval = Settings.GAUGE_INTERVAL.defaultValue();
+  private Duration pollInterval = Settings.POLL_INTERVAL.defaultValue();
+  private Duration lease = Settings.LEASE.defaultValue();
+  private int maxAttempts = Settings.MAX_ATTEMPTS.defaultValue();
+  private Duration backoffInitial = Settings.BACKOFF_INITIAL.defaultValue();
+  private Duration backoffMax = Settings.BACKOFF_MAX.defaultValue();
+  private Duration retention = Settings.RETENTION.defaultValue();
+  private Duration purgeInterval = Settings.PURGE_INTERVAL.defaultValue();
+  private int handlerConcurrency = Settings.HANDLER_CONCURRENCY.defaultValue();
+  private Duration shutdownTimeout = Settings.SHUTDOWN_TIMEOUT.defaultValue();
   private Clock clock = Clock.systemUTC();
   private Supplier<String> claimTokens = () -> UUID.randomUUID().toString();
   private ObjectMapper mapper = new ObjectMapper();
@@ -50,8 +52,8 @@ public final class OutboxRelayBuilder {
   private boolean listen = true;
   private final Map<String, RetryPolicy> retryPolicies = new LinkedHashMap<>();
   private final Map<String, OutboxReconciler> reconcilers = new LinkedHashMap<>();
-  private Duration reconcileInitial = Duration.ofSeconds(10);
-  private Duration reconcileMax = Duration.ofMinutes(10);
+  private Duration reconcileInitial = Settings.RECONCILE_INITIAL.defaultValue();
+  private Duration reconcileMax = Settings.RECONCILE_MAX.defaultValue();
   private OutboxName name = OutboxName.DEFAULT;
 
   OutboxRelayBuilder(DSLContext dsl) {
@@ -284,7 +286,7 @@ public final class OutboxRelayBuilder {
                 handlers,
                 batchSize,
                 maxRun,
-                maxInFlight != null ? maxInFlight : Math.max(500, 5 * batchSize),
+                maxInFlight != null ? maxInFlight : Settings.defaultMaxInFlight(batchSize),
                 pollInterval,
                 lease,
                 maxAttempts,

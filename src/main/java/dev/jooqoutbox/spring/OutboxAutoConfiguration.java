@@ -89,11 +89,17 @@ public class OutboxAutoConfiguration {
             .objectMapper(mapper(mappers))
             .notifyOnWrite(properties.getWrite().isNotifyRelays());
     tracing.ifAvailable(writer -> writer.configure(outbox));
+    int maxPayloadBytes = properties.getWrite().getMaxPayloadBytes();
     try {
-      return outbox.maxPayloadBytes(properties.getWrite().getMaxPayloadBytes()).build();
+      outbox.maxPayloadBytes(maxPayloadBytes);
     } catch (IllegalArgumentException e) {
-      throw RelaySettings.inPropertyNames(e);
+      // The builder's one refusal of this value, told with the property's name.
+      throw new IllegalStateException(
+          OutboxProperties.PREFIX
+              + ".write.max-payload-bytes must be positive, was "
+              + maxPayloadBytes);
     }
+    return outbox.build();
   }
 
   @Bean

@@ -1,11 +1,13 @@
 package dev.jooqoutbox.spring;
 
+import dev.jooqoutbox.internal.relay.Settings;
 import java.time.Duration;
 
 /**
  * The {@code jooq-outbox.relay.*} properties: the relay that delivers messages to the application's
  * handlers. Each has the default of the matching {@link dev.jooqoutbox.relay.OutboxRelayBuilder}
- * setting.
+ * setting: both take it from one list of the relay's settings, which the configuration metadata is
+ * checked against.
  */
 public class OutboxRelayProperties {
 
@@ -23,10 +25,10 @@ public class OutboxRelayProperties {
   private boolean autoStart = true;
 
   /** Most messages one claim takes (1-10000). */
-  private int batchSize = 100;
+  private int batchSize = Settings.BATCH_SIZE.defaultValue();
 
   /** Most consecutive messages of one aggregate a claim takes as one lane (1-10000). */
-  private int maxRun = 10;
+  private int maxRun = Settings.MAX_RUN.defaultValue();
 
   /**
    * Most messages claimed and not yet settled at once (1-1000000). Unset: five batches, at least
@@ -35,28 +37,28 @@ public class OutboxRelayProperties {
   private Integer maxInFlight;
 
   /** Handler threads: lanes of different aggregates run in parallel on them (1-1000). */
-  private int concurrency = 4;
+  private int concurrency = Settings.HANDLER_CONCURRENCY.defaultValue();
 
   /** How long a claim owns its messages before another relay may take them. */
-  private Duration lease = Duration.ofSeconds(30);
+  private Duration lease = Settings.LEASE.defaultValue();
 
   /** Attempts before a message is dead-lettered (at least 1). */
-  private int maxAttempts = 10;
+  private int maxAttempts = Settings.MAX_ATTEMPTS.defaultValue();
 
   /** Longest a handler may run before its attempt fails. */
-  private Duration maxHandlingTime = Duration.ofMinutes(5);
+  private Duration maxHandlingTime = Settings.MAX_HANDLING_TIME.defaultValue();
 
   /** Backoff before a retry: doubles from initial up to max, with jitter. */
   private final Backoff backoff = new Backoff();
 
   /** How long sent messages and inbox rows are kept before the purge deletes them. */
-  private Duration retention = Duration.ofDays(7);
+  private Duration retention = Settings.RETENTION.defaultValue();
 
   /** How often the relay purges. */
-  private Duration purgeInterval = Duration.ofHours(1);
+  private Duration purgeInterval = Settings.PURGE_INTERVAL.defaultValue();
 
   /** Sleep after a claim that found nothing ready. */
-  private Duration pollInterval = Duration.ofMillis(500);
+  private Duration pollInterval = Settings.POLL_INTERVAL.defaultValue();
 
   /**
    * On PostgreSQL, whether the relay LISTENs on a connection of its own and wakes at each commit of
@@ -65,10 +67,10 @@ public class OutboxRelayProperties {
   private boolean wakeUp = true;
 
   /** How often the backlog gauges are read from the database. */
-  private Duration gaugeInterval = Duration.ofSeconds(5);
+  private Duration gaugeInterval = Settings.GAUGE_INTERVAL.defaultValue();
 
   /** Longest the relay's graceful stop waits for running handlers. */
-  private Duration shutdownTimeout = Duration.ofSeconds(30);
+  private Duration shutdownTimeout = Settings.SHUTDOWN_TIMEOUT.defaultValue();
 
   public boolean isEnabled() {
     return enabled;
@@ -198,10 +200,10 @@ public class OutboxRelayProperties {
   public static class Backoff {
 
     /** First delay before a retry. */
-    private Duration initial = Duration.ofSeconds(1);
+    private Duration initial = Settings.BACKOFF_INITIAL.defaultValue();
 
     /** Longest delay before a retry. */
-    private Duration max = Duration.ofMinutes(5);
+    private Duration max = Settings.BACKOFF_MAX.defaultValue();
 
     public Duration getInitial() {
       return initial;

@@ -308,6 +308,11 @@ class RelayStartupErrorsTest {
       {"gauge-interval=0s", "jooq-outbox.relay.gauge-interval must be a positive"},
       {"shutdown-timeout=0s", "jooq-outbox.relay.shutdown-timeout must be a positive"},
       {"backoff.initial=0s", "jooq-outbox.relay.backoff.initial must be a positive"},
+      {
+        "backoff.max=1ms",
+        "jooq-outbox.relay.backoff.max must be at least jooq-outbox.relay.backoff.initial, was"
+            + " PT0.001S < PT1S"
+      },
     };
     for (String[] c : cases) {
       runner()

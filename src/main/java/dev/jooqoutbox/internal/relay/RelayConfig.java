@@ -64,17 +64,18 @@ public record RelayConfig(
   }
 
   /**
-   * @throws IllegalArgumentException naming the first invalid setting and its value
+   * @throws IllegalArgumentException naming the first invalid setting and its value: an {@link
+   *     InvalidSettingException} for a setting out of its bounds ({@link Settings})
    */
   public RelayConfig validate() {
     if (handlers.isEmpty()) {
       throw new IllegalArgumentException("handlers: register at least one handler(topic, ...)");
     }
-    requireRange("batchSize", batchSize, 1, 10_000);
-    requireRange("maxRun", maxRun, 1, 10_000);
-    requireRange("maxInFlight", maxInFlight, 1, 1_000_000);
-    requirePositive("pollInterval", pollInterval);
-    requirePositive("lease", lease);
+    Settings.BATCH_SIZE.check(batchSize);
+    Settings.MAX_RUN.check(maxRun);
+    Settings.MAX_IN_FLIGHT.check(maxInFlight);
+    Settings.POLL_INTERVAL.check(pollInterval);
+    Settings.LEASE.check(lease);
     validateRetry("", new RetryPolicy(maxAttempts, backoffInitial, backoffMax));
     retryPolicies.forEach(
         (topic, policy) -> {
@@ -82,13 +83,14 @@ public record RelayConfig(
           validateRetry("retryPolicy(" + topic + ").", policy);
         });
     reconcilers.keySet().forEach(topic -> requireHandler("reconciler", topic));
-    requireOrdered("reconcileBackoff", reconcileInitial, reconcileMax);
-    requirePositive("retention", retention);
-    requirePositive("purgeInterval", purgeInterval);
-    requireRange("handlerConcurrency", handlerConcurrency, 1, 1_000);
-    requirePositive("maxHandlingTime", maxHandlingTime);
-    requirePositive("gaugeInterval", gaugeInterval);
-    requirePositive("shutdownTimeout", shutdownTimeout);
+    Setting.Span.checkOrdered(
+        "", Settings.RECONCILE_INITIAL, reconcileInitial, Settings.RECONCILE_MAX, reconcileMax);
+    Settings.RETENTION.check(retention);
+    Settings.PURGE_INTERVAL.check(purgeInterval);
+    Settings.HANDLER_CONCURRENCY.check(handlerConcurrency);
+    Settings.MAX_HANDLING_TIME.check(maxHandlingTime);
+    Settings.GAUGE_INTERVAL.check(gaugeInterval);
+    Settings.SHUTDOWN_TIMEOUT.check(shutdownTimeout);
     return this;
   }
 
@@ -100,29 +102,12 @@ public record RelayConfig(
   }
 
   private static void validateRetry(String prefix, RetryPolicy policy) {
-    requireRange(prefix + "maxAttempts", policy.maxAttempts(), 1, 1_000_000);
-    requireOrdered(prefix + "backoff", policy.backoffInitial(), policy.backoffMax());
-  }
-
-  private static void requireOrdered(String setting, Duration initial, Duration max) {
-    requirePositive(setting + " initial", initial);
-    requirePositive(setting + " max", max);
-    if (max.compareTo(initial) < 0) {
-      throw new IllegalArgumentException(
-          setting + " max must be at least " + setting + " initial, was " + max + " < " + initial);
-    }
-  }
-
-  private static void requireRange(String setting, int value, int min, int max) {
-    if (value < min || value > max) {
-      throw new IllegalArgumentException(
-          setting + " must be between " + min + " and " + max + ", was " + value);
-    }
-  }
-
-  private static void requirePositive(String setting, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(setting + " must be a positive duration, was " + value);
-    }
+    Settings.MAX_ATTEMPTS.check(prefix, policy.maxAttempts());
+    Setting.Span.checkOrdered(
+        prefix,
+        Settings.BACKOFF_INITIAL,
+        policy.backoffInitial(),
+        Settings.BACKOFF_MAX,
+        policy.backoffMax());
   }
 }
