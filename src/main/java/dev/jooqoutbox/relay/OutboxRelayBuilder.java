@@ -284,30 +284,23 @@ public final class OutboxRelayBuilder {
         new RelayConfig(
                 OutboxContext.of(dsl, name),
                 handlers,
-                batchSize,
-                maxRun,
-                maxInFlight != null ? maxInFlight : Settings.defaultMaxInFlight(batchSize),
-                pollInterval,
-                lease,
-                maxAttempts,
-                backoffInitial,
-                backoffMax,
-                retention,
-                purgeInterval,
-                handlerConcurrency,
-                maxHandlingTime,
-                gaugeInterval,
-                shutdownTimeout,
+                new RelayConfig.Claiming(
+                    batchSize,
+                    maxRun,
+                    maxInFlight != null ? maxInFlight : Settings.defaultMaxInFlight(batchSize),
+                    pollInterval,
+                    lease,
+                    listen,
+                    claimTokens),
+                new RelayConfig.Handling(handlerConcurrency, maxHandlingTime, shutdownTimeout),
+                new RelayConfig.Retries(
+                    new RetryPolicy(maxAttempts, backoffInitial, backoffMax), retryPolicies),
+                new RelayConfig.Upkeep(retention, purgeInterval, gaugeInterval),
+                new RelayConfig.Reconciling(reconcilers, reconcileInitial, reconcileMax),
                 clock,
-                claimTokens,
                 mapper,
                 meterRegistry,
-                openTelemetry,
-                listen,
-                retryPolicies,
-                reconcilers,
-                reconcileInitial,
-                reconcileMax)
+                openTelemetry)
             .validate());
   }
 }

@@ -121,7 +121,7 @@ final class Attempt {
     if (!decided.compareAndSet(false, true)) {
       return;
     }
-    Duration max = lanes.config.maxHandlingTime();
+    Duration max = lanes.config.handling().maxHandlingTime();
     synchronized (this) {
       if (runner != null) {
         runner.interrupt();

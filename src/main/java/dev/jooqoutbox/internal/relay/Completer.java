@@ -140,7 +140,7 @@ final class Completer {
           write(batch);
           errorDelay = Duration.ZERO;
         } catch (RuntimeException e) {
-          errorDelay = RelayThreads.nextErrorDelay(errorDelay, config.pollInterval());
+          errorDelay = RelayThreads.nextErrorDelay(errorDelay, config.claiming().pollInterval());
           log.warn(
               "outbox relay could not settle {} messages; retrying in {} ms",
               batch.stream().mapToInt(Outcome::count).sum(),
@@ -209,7 +209,7 @@ final class Completer {
               + " {} too short?); they will be delivered again",
           messages.size() - marked,
           messages.size(),
-          config.lease());
+          config.claiming().lease());
     }
     for (Outcome.Sent s : sent) {
       metrics.handlerDuration(s.message().topic(), s.took());

@@ -34,7 +34,7 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
   }
 
   private Duration period() {
-    return config.lease().dividedBy(6);
+    return config.claiming().lease().dividedBy(6);
   }
 
   void beat() {
@@ -43,7 +43,7 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
       return;
     }
     Instant now = config.clock().instant();
-    Instant until = now.plus(config.lease());
+    Instant until = now.plus(config.claiming().lease());
     // Every claim at least a beat old; a younger one is left to the next beat, so a fast drain
     // writes no extension of the claims it settles within a beat.
     Instant youngest = until.minus(period());

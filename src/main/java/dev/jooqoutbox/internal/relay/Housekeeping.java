@@ -49,12 +49,12 @@ final class Housekeeping {
     this.repository = repository;
     this.metrics = metrics;
     this.nanoTime = nanoTime;
-    this.nextPurge = config.clock().instant().plus(config.purgeInterval());
+    this.nextPurge = config.clock().instant().plus(config.upkeep().purgeInterval());
   }
 
   void start(ScheduledExecutorService thread) {
     this.thread = thread;
-    long period = config.gaugeInterval().toNanos();
+    long period = config.upkeep().gaugeInterval().toNanos();
     thread.scheduleWithFixedDelay(this::tick, 0, period, TimeUnit.NANOSECONDS);
   }
 
@@ -62,8 +62,8 @@ final class Housekeeping {
     Instant now = config.clock().instant();
     try {
       if (purging == null && !now.isBefore(nextPurge)) {
-        nextPurge = now.plus(config.purgeInterval());
-        purging = repository.startPurge(now.minus(config.retention()), PURGE_BATCH);
+        nextPurge = now.plus(config.upkeep().purgeInterval());
+        purging = repository.startPurge(now.minus(config.upkeep().retention()), PURGE_BATCH);
         purgeBatch(); // the first batch before the gauges, which then count without it
       }
       if (metrics != RelayMetrics.NONE) {
@@ -71,7 +71,10 @@ final class Housekeeping {
         metrics.unknownCount(repository.outcomes().unknownCount());
       }
     } catch (RuntimeException e) {
-      log.warn("outbox relay housekeeping failed; trying again in {}", config.gaugeInterval(), e);
+      log.warn(
+          "outbox relay housekeeping failed; trying again in {}",
+          config.upkeep().gaugeInterval(),
+          e);
     }
   }
 
@@ -88,7 +91,7 @@ final class Housekeeping {
       // the relay is closing
     } catch (RuntimeException e) {
       logPurged(purging.deleted());
-      log.warn("outbox purge failed; trying again in {}", config.purgeInterval(), e);
+      log.warn("outbox purge failed; trying again in {}", config.upkeep().purgeInterval(), e);
     }
     purging = null;
   }
@@ -104,7 +107,7 @@ final class Housekeeping {
           "outbox purge: {} sent messages and {} inbox rows older than {} deleted",
           purged.outboxDeleted(),
           purged.inboxDeleted(),
-          config.retention());
+          config.upkeep().retention());
     }
   }
 }

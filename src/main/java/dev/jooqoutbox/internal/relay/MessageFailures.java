@@ -55,7 +55,7 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
                 remoteRef,
                 Failures.describe(unknown),
                 now,
-                now.plus(config.reconcileInitial()));
+                now.plus(config.reconciling().initial()));
     metrics.unknown(message.topic());
     log.warn(
         "outbox message {} (topic {}, remote ref {}) has an unknown outcome; it blocks its"

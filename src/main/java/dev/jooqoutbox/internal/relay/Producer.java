@@ -54,7 +54,7 @@ final class Producer {
   private boolean hasFullRun(List<OutboxMessage> claimed) {
     Map<String, Integer> runs = new HashMap<>();
     for (OutboxMessage m : claimed) {
-      if (runs.merge(m.aggregate(), 1, Integer::sum) >= config.maxRun()) {
+      if (runs.merge(m.aggregate(), 1, Integer::sum) >= config.claiming().maxRun()) {
         return true;
       }
     }
@@ -64,16 +64,17 @@ final class Producer {
   /** Claims up to {@code limit} messages, at most the room left in the window. */
   Claimed claim(int limit) {
     int want = Math.min(limit, inFlight.room());
-    String token = config.claimTokens().get();
+    String token = config.claiming().claimTokens().get();
     if (want <= 0) {
       return new Claimed(token, List.of());
     }
     Instant now = config.clock().instant();
-    Duration lease = config.lease();
+    Duration lease = config.claiming().lease();
     long start = System.nanoTime();
     List<OutboxMessage> claimed =
         repository.claim(
-            new ClaimRequest(topics, want, config.maxRun(), lease, token, now, inFlight.held()));
+            new ClaimRequest(
+                topics, want, config.claiming().maxRun(), lease, token, now, inFlight.held()));
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     metrics.claimDuration(took);
     if (claimed.isEmpty()) {

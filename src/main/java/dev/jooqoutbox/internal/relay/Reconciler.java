@@ -27,12 +27,14 @@ record Reconciler(RelayConfig config, OutcomeStore outcomes, RelayMetrics metric
   private static final int MAX_ROUNDS = 100;
 
   boolean hasWork() {
-    return !config.reconcilers().isEmpty();
+    return !config.reconciling().reconcilers().isEmpty();
   }
 
   void start(ScheduledExecutorService thread) {
     Duration tick =
-        config.reconcileInitial().compareTo(MAX_TICK) < 0 ? config.reconcileInitial() : MAX_TICK;
+        config.reconciling().initial().compareTo(MAX_TICK) < 0
+            ? config.reconciling().initial()
+            : MAX_TICK;
     thread.scheduleWithFixedDelay(this::tick, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
   }
 
@@ -52,14 +54,18 @@ record Reconciler(RelayConfig config, OutcomeStore outcomes, RelayMetrics metric
     int resolved = 0;
     for (int round = 0; round < MAX_ROUNDS; round++) {
       Instant now = config.clock().instant();
-      String token = config.claimTokens().get();
+      String token = config.claiming().claimTokens().get();
       List<UnknownClaim> due =
           outcomes.claimDue(
-              config.reconcilers().keySet(), config.batchSize(), config.lease(), token, now);
+              config.reconciling().reconcilers().keySet(),
+              config.claiming().batchSize(),
+              config.claiming().lease(),
+              token,
+              now);
       for (UnknownClaim claim : due) {
         resolved += ask(token, claim) ? 1 : 0;
       }
-      if (due.size() < config.batchSize()) {
+      if (due.size() < config.claiming().batchSize()) {
         break;
       }
     }
@@ -68,7 +74,7 @@ record Reconciler(RelayConfig config, OutcomeStore outcomes, RelayMetrics metric
 
   private boolean ask(String token, UnknownClaim claim) {
     OutboxMessage message = claim.message();
-    OutboxReconciler reconciler = config.reconcilers().get(message.topic());
+    OutboxReconciler reconciler = config.reconciling().reconcilers().get(message.topic());
     Reconciliation answer;
     try {
       answer = reconciler.reconcile(message, claim.remoteRef());
@@ -110,11 +116,11 @@ record Reconciler(RelayConfig config, OutcomeStore outcomes, RelayMetrics metric
     Duration unknownFor =
         claim.since() == null ? Duration.ZERO : Duration.between(claim.since(), now);
     Duration wait = unknownFor;
-    if (wait.compareTo(config.reconcileInitial()) < 0) {
-      wait = config.reconcileInitial();
+    if (wait.compareTo(config.reconciling().initial()) < 0) {
+      wait = config.reconciling().initial();
     }
-    if (wait.compareTo(config.reconcileMax()) > 0) {
-      wait = config.reconcileMax();
+    if (wait.compareTo(config.reconciling().max()) > 0) {
+      wait = config.reconciling().max();
     }
     return now.plus(wait);
   }

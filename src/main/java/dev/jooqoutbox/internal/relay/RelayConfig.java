@@ -12,55 +12,84 @@ import org.jooq.DSLContext;
 
 /**
  * A relay's settings, checked: {@link #validate} names the first invalid one. Built by {@code
- * OutboxRelayBuilder}, which documents each setting and its default.
+ * OutboxRelayBuilder}, which documents each setting; {@link Settings} holds their defaults and
+ * bounds. Grouped by what each part of the relay needs, so that no constructor takes more than a
+ * few values of one type.
  *
+ * @param claiming what the producer claims, and for how long
+ * @param handling how handlers run
+ * @param retries the default retry policy and each topic's own
+ * @param upkeep the purge and the gauges
+ * @param reconciling the reconcilers of outcome-unknown messages
  * @param meterRegistry a Micrometer {@code MeterRegistry}, or null; typed {@code Object} so that
  *     Micrometer stays optional
  * @param openTelemetry an {@code io.opentelemetry.api.OpenTelemetry}, or null for the global one
  *     when the API is present; typed {@code Object} so that OpenTelemetry stays optional
- * @param retryPolicies the topics whose retries differ from {@code maxAttempts} and the backoff
- * @param reconcilers the reconciler of each topic that has one
- * @param reconcileInitial the first wait before a reconciler is asked about a message
- * @param reconcileMax the longest wait between two questions about one message
  */
 public record RelayConfig(
     DSLContext dsl,
     Map<String, AsyncOutboxHandler> handlers,
-    int batchSize,
-    int maxRun,
-    int maxInFlight,
-    Duration pollInterval,
-    Duration lease,
-    int maxAttempts,
-    Duration backoffInitial,
-    Duration backoffMax,
-    Duration retention,
-    Duration purgeInterval,
-    int handlerConcurrency,
-    Duration maxHandlingTime,
-    Duration gaugeInterval,
-    Duration shutdownTimeout,
+    Claiming claiming,
+    Handling handling,
+    Retries retries,
+    Upkeep upkeep,
+    Reconciling reconciling,
     Clock clock,
-    Supplier<String> claimTokens,
     ObjectMapper mapper,
     Object meterRegistry,
-    Object openTelemetry,
-    boolean listen,
-    Map<String, RetryPolicy> retryPolicies,
-    Map<String, OutboxReconciler> reconcilers,
-    Duration reconcileInitial,
-    Duration reconcileMax) {
+    Object openTelemetry) {
+
+  /**
+   * What the producer claims and for how long it owns it.
+   *
+   * @param listen on PostgreSQL, whether to wake at each notifying commit
+   * @param claimTokens the source of each claim's unique token
+   */
+  public record Claiming(
+      int batchSize,
+      int maxRun,
+      int maxInFlight,
+      Duration pollInterval,
+      Duration lease,
+      boolean listen,
+      Supplier<String> claimTokens) {}
+
+  /** How handlers run: on how many threads, for how long at most, and the wait at close. */
+  public record Handling(int concurrency, Duration maxHandlingTime, Duration shutdownTimeout) {}
+
+  /**
+   * The retry policy of topics without one of their own ({@code defaults}) and each topic's own.
+   */
+  public record Retries(RetryPolicy defaults, Map<String, RetryPolicy> perTopic) {
+    public Retries {
+      perTopic = Map.copyOf(perTopic);
+    }
+  }
+
+  /** How long sent rows are kept, how often the purge runs, how often the gauges are read. */
+  public record Upkeep(Duration retention, Duration purgeInterval, Duration gaugeInterval) {}
+
+  /**
+   * The reconciler of each topic that has one, and when they are asked about a message.
+   *
+   * @param initial the first wait before a reconciler is asked about a message
+   * @param max the longest wait between two questions about one message
+   */
+  public record Reconciling(
+      Map<String, OutboxReconciler> reconcilers, Duration initial, Duration max) {
+    public Reconciling {
+      reconcilers = Map.copyOf(reconcilers);
+    }
+  }
 
   public RelayConfig {
     handlers = Map.copyOf(handlers);
-    retryPolicies = Map.copyOf(retryPolicies);
-    reconcilers = Map.copyOf(reconcilers);
   }
 
   /** The retry policy of {@code topic}: its own, or the relay's defaults. */
   public RetryPolicy retryPolicy(String topic) {
-    RetryPolicy own = retryPolicies.get(topic);
-    return own != null ? own : new RetryPolicy(maxAttempts, backoffInitial, backoffMax);
+    RetryPolicy own = retries.perTopic().get(topic);
+    return own != null ? own : retries.defaults();
   }
 
   /**
@@ -71,26 +100,32 @@ public record RelayConfig(
     if (handlers.isEmpty()) {
       throw new IllegalArgumentException("handlers: register at least one handler(topic, ...)");
     }
-    Settings.BATCH_SIZE.check(batchSize);
-    Settings.MAX_RUN.check(maxRun);
-    Settings.MAX_IN_FLIGHT.check(maxInFlight);
-    Settings.POLL_INTERVAL.check(pollInterval);
-    Settings.LEASE.check(lease);
-    validateRetry("", new RetryPolicy(maxAttempts, backoffInitial, backoffMax));
-    retryPolicies.forEach(
-        (topic, policy) -> {
-          requireHandler("retryPolicy", topic);
-          validateRetry("retryPolicy(" + topic + ").", policy);
-        });
-    reconcilers.keySet().forEach(topic -> requireHandler("reconciler", topic));
+    Settings.BATCH_SIZE.check(claiming.batchSize());
+    Settings.MAX_RUN.check(claiming.maxRun());
+    Settings.MAX_IN_FLIGHT.check(claiming.maxInFlight());
+    Settings.POLL_INTERVAL.check(claiming.pollInterval());
+    Settings.LEASE.check(claiming.lease());
+    validateRetry("", retries.defaults());
+    retries
+        .perTopic()
+        .forEach(
+            (topic, policy) -> {
+              requireHandler("retryPolicy", topic);
+              validateRetry("retryPolicy(" + topic + ").", policy);
+            });
+    reconciling.reconcilers().keySet().forEach(topic -> requireHandler("reconciler", topic));
     Setting.Span.checkOrdered(
-        "", Settings.RECONCILE_INITIAL, reconcileInitial, Settings.RECONCILE_MAX, reconcileMax);
-    Settings.RETENTION.check(retention);
-    Settings.PURGE_INTERVAL.check(purgeInterval);
-    Settings.HANDLER_CONCURRENCY.check(handlerConcurrency);
-    Settings.MAX_HANDLING_TIME.check(maxHandlingTime);
-    Settings.GAUGE_INTERVAL.check(gaugeInterval);
-    Settings.SHUTDOWN_TIMEOUT.check(shutdownTimeout);
+        "",
+        Settings.RECONCILE_INITIAL,
+        reconciling.initial(),
+        Settings.RECONCILE_MAX,
+        reconciling.max());
+    Settings.RETENTION.check(upkeep.retention());
+    Settings.PURGE_INTERVAL.check(upkeep.purgeInterval());
+    Settings.HANDLER_CONCURRENCY.check(handling.concurrency());
+    Settings.MAX_HANDLING_TIME.check(handling.maxHandlingTime());
+    Settings.GAUGE_INTERVAL.check(upkeep.gaugeInterval());
+    Settings.SHUTDOWN_TIMEOUT.check(handling.shutdownTimeout());
     return this;
   }
 

@@ -66,12 +66,12 @@ public final class RelayEngine {
     JooqOutboxRepository repository = new JooqOutboxRepository(config.dsl(), config.mapper());
     this.metrics =
         config.meterRegistry() == null ? RelayMetrics.NONE : micrometer(config.meterRegistry());
-    this.inFlight = new InFlight(config.maxInFlight(), config.maxRun());
+    this.inFlight = new InFlight(config.claiming().maxInFlight(), config.claiming().maxRun());
     metrics.inFlight(inFlight::size);
     this.completer = new Completer(config, repository, metrics, inFlight, this::settled);
     this.producer = new Producer(config, repository, inFlight, metrics);
-    this.threads = new HandlerThreads(config.handlerConcurrency());
-    this.watchdog = new Watchdog(config.maxHandlingTime());
+    this.threads = new HandlerThreads(config.handling().concurrency());
+    this.watchdog = new Watchdog(config.handling().maxHandlingTime());
     this.lanes =
         new Lanes(
             config,
@@ -95,7 +95,9 @@ public final class RelayEngine {
     this.housekeepingThread =
         Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-housekeeping-"));
     this.listener =
-        config.listen() ? repository.wakeupListener(wakeup::signal, Duration.ofSeconds(1)) : null;
+        config.claiming().listen()
+            ? repository.wakeupListener(wakeup::signal, Duration.ofSeconds(1))
+            : null;
   }
 
   /**
@@ -168,7 +170,8 @@ public final class RelayEngine {
     int handled = 0;
     while (handled < max && !stopping.get()) {
       chains.forgetSettled();
-      Producer.Claimed claimed = producer.claim(Math.min(config.batchSize(), max - handled));
+      Producer.Claimed claimed =
+          producer.claim(Math.min(config.claiming().batchSize(), max - handled));
       if (claimed.messages().isEmpty()) {
         break;
       }
@@ -196,7 +199,7 @@ public final class RelayEngine {
     if (!stopping.compareAndSet(false, true)) {
       return;
     }
-    long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
+    long deadline = System.nanoTime() + config.handling().shutdownTimeout().toNanos();
     wakeup.signal();
     if (inProcessWakeups != null) {
       inProcessWakeups.close();
@@ -239,7 +242,9 @@ public final class RelayEngine {
     }
     thread.join(Math.max(1, remainingMillis(deadline)));
     if (thread.isAlive()) {
-      log.warn("outbox relay did not stop within {}; interrupting it", config.shutdownTimeout());
+      log.warn(
+          "outbox relay did not stop within {}; interrupting it",
+          config.handling().shutdownTimeout());
       thread.interrupt();
       thread.join(1000);
     }
@@ -255,7 +260,7 @@ public final class RelayEngine {
       try {
         int room = inFlight.room();
         if (room > 0) {
-          int asked = Math.min(config.batchSize(), room);
+          int asked = Math.min(config.claiming().batchSize(), room);
           chains.forgetSettled();
           Producer.Claimed claimed = producer.claim(asked);
           errorDelay = Duration.ZERO;
@@ -271,14 +276,14 @@ public final class RelayEngine {
           waitingForAnAggregate = false; // any settle makes room
         }
         // Nothing more ready, or the window is full: a commit, a settle or the poll wakes us.
-        wakeup.await(config.pollInterval());
+        wakeup.await(config.claiming().pollInterval());
       } catch (InterruptedException e) {
         if (!stopping.get()) {
           log.warn("outbox relay worker interrupted; stopping");
         }
         return;
       } catch (RuntimeException e) {
-        errorDelay = RelayThreads.nextErrorDelay(errorDelay, config.pollInterval());
+        errorDelay = RelayThreads.nextErrorDelay(errorDelay, config.claiming().pollInterval());
         log.warn("outbox relay: database error, retrying in {} ms", errorDelay.toMillis(), e);
         try {
           wakeup.await(errorDelay);
