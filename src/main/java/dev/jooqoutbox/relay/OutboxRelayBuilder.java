@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.internal.relay.RelayConfig;
+import dev.jooqoutbox.internal.relay.RelayTimers;
 import dev.jooqoutbox.internal.relay.Settings;
 import dev.jooqoutbox.internal.relay.SyncHandler;
 import dev.jooqoutbox.internal.repository.OutboxContext;
@@ -55,6 +56,7 @@ public final class OutboxRelayBuilder {
   private Duration reconcileInitial = Settings.RECONCILE_INITIAL.defaultValue();
   private Duration reconcileMax = Settings.RECONCILE_MAX.defaultValue();
   private OutboxName name = OutboxName.DEFAULT;
+  private RelayTimers timers; // null: threads of the relay's own
 
   OutboxRelayBuilder(DSLContext dsl) {
     this.dsl = Objects.requireNonNull(dsl, "dsl");
@@ -277,6 +279,15 @@ public final class OutboxRelayBuilder {
   }
 
   /**
+   * Where the heartbeat and the watchdog run and the time they measure: for tests of this package,
+   * which move time by hand instead of sleeping. Not part of the API.
+   */
+  OutboxRelayBuilder timers(RelayTimers timers) {
+    this.timers = Objects.requireNonNull(timers, "timers");
+    return this;
+  }
+
+  /**
    * @throws IllegalArgumentException naming the first invalid setting and its value
    */
   public OutboxRelay build() {
@@ -300,7 +311,8 @@ public final class OutboxRelayBuilder {
                 clock,
                 mapper,
                 meterRegistry,
-                openTelemetry)
+                openTelemetry,
+                timers)
             .validate());
   }
 }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.testing.BulkMessages;
+import dev.jooqoutbox.testing.ManualTimers;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -72,11 +73,11 @@ abstract class RelayEngineContract extends RelayContractSupport {
   }
 
   @Test
-  void aHandlerRunningThreeLeasesIsDeliveredOnceAndHealthyNeighboursOnceNextToIt()
-      throws Exception {
-    // Real time and two relays: without the heartbeat the second relay would take the slow
-    // message over after one lease, and (with the old batch barrier) the healthy ones too.
-    Clock realTime = Clock.systemUTC();
+  void aHandlerRunningThreeLeasesIsDeliveredOnceAndHealthyNeighboursOnceNextToIt() {
+    // Two relays, their heartbeats run when the test moves time (ManualTimers): without the
+    // heartbeat the second relay would take the slow message over after one lease, and (with the
+    // old batch barrier) the healthy ones too.
+    ManualTimers timers = new ManualTimers(clock);
     Duration lease = Duration.ofSeconds(1);
     String slow = write("slow", "orders", Map.of("n", 0));
     List<String> healthy = new ArrayList<>();
@@ -84,16 +85,20 @@ abstract class RelayEngineContract extends RelayContractSupport {
       healthy.add(write("agg-" + i, "orders", Map.of("n", i)));
     }
     Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+    CountDownLatch slowEntered = new CountDownLatch(1);
+    CountDownLatch releaseSlow = new CountDownLatch(1);
     OutboxHandler handler =
         m -> {
           deliveries.computeIfAbsent(m.id(), id -> new AtomicInteger()).incrementAndGet();
           if (m.aggregate().equals("slow")) {
-            Thread.sleep(lease.multipliedBy(3).toMillis());
+            slowEntered.countDown();
+            awaitIgnoringInterrupts(releaseSlow);
           }
         };
     for (int r = 0; r < 2; r++) {
       closeLater(
-              relay(realTime)
+              relay()
+                  .timers(timers)
                   .lease(lease)
                   .handlerConcurrency(2)
                   .batchSize(8)
@@ -101,11 +106,17 @@ abstract class RelayEngineContract extends RelayContractSupport {
                   .build())
           .start();
     }
+    await().atMost(Duration.ofSeconds(10)).until(() -> slowEntered.getCount() == 0);
 
-    await().atMost(Duration.ofSeconds(30)).until(() -> row(slow).getSentAt() != null);
+    // Three leases pass while the slow handler runs; the relays go on with the healthy ones.
+    timers.advance(lease.multipliedBy(3));
     await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 0);
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 1);
+    assertThat(row(slow).getLockedUntil()).isAfter(clock.instant());
+    releaseSlow.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(slow).getSentAt() != null);
+
     assertThat(deliveries.get(slow)).hasValue(1);
     for (String id : healthy) {
       assertThat(deliveries.get(id)).as("deliveries of %s", id).hasValue(1);
@@ -131,9 +142,10 @@ abstract class RelayEngineContract extends RelayContractSupport {
 
   @Test
   void aLeaseASixthGoneIsExtendedToAFullOne() {
-    // On the mutable clock the lease moves only when the test says so; the beats come every sixth
-    // of the lease in real time (200 ms here). Past a sixth and well before half of it is gone,
-    // the next beat extends it: a late beat still finds two thirds of the lease left.
+    // The beats come every sixth of the lease (200 ms here) when the test moves time
+    // (ManualTimers). Before a sixth is gone no beat comes; at a sixth, the beat extends the lease
+    // to a full one from then: a late beat still finds two thirds of the lease left.
+    ManualTimers timers = new ManualTimers(clock);
     Duration lease = Duration.ofMillis(1200);
     String id = write("slow", "orders", Map.of("n", 1));
     CountDownLatch entered = new CountDownLatch(1);
@@ -141,6 +153,7 @@ abstract class RelayEngineContract extends RelayContractSupport {
     OutboxRelay relay =
         closeLater(
             relay()
+                .timers(timers)
                 .lease(lease)
                 .handler(
                     "orders",
@@ -149,13 +162,17 @@ abstract class RelayEngineContract extends RelayContractSupport {
                       awaitIgnoringInterrupts(release);
                     })
                 .build());
+    Instant started = clock.instant();
     relay.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> entered.getCount() == 0);
-    assertThat(row(id).getLockedUntil()).isEqualTo(clock.instant().plus(lease));
+    assertThat(row(id).getLockedUntil()).isEqualTo(started.plus(lease));
 
-    clock.advance(Duration.ofMillis(250));
-    Instant extended = clock.instant().plus(lease);
-    await().atMost(Duration.ofSeconds(10)).until(() -> extended.equals(row(id).getLockedUntil()));
+    timers.advance(Duration.ofMillis(150));
+    assertThat(row(id).getLockedUntil()).as("before a sixth").isEqualTo(started.plus(lease));
+    timers.advance(Duration.ofMillis(100));
+    assertThat(row(id).getLockedUntil())
+        .as("extended by the beat at a sixth, 200 ms")
+        .isEqualTo(started.plus(Duration.ofMillis(200)).plus(lease));
     release.countDown();
     await().atMost(Duration.ofSeconds(10)).until(() -> row(id).getSentAt() != null);
   }

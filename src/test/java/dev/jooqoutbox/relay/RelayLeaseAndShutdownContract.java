@@ -4,9 +4,9 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.ManualTimers;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -35,10 +35,11 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
 
   @Test
   void handlerPastTheMaximumHandlingTimeFailsAndAnotherRelayTakesTheMessageOver() {
-    // Real time: the heartbeat keeps the lease while the handler hangs, until the maximum handling
-    // time interrupts it; it ignores the interrupt and returns much later.
-    Clock realTime = Clock.systemUTC();
-    String id = write(Outbox.builder(dsl).build(), "order-1", "orders", Map.of("n", 1));
+    // Time moved by hand: the slow relay's heartbeat and watchdog run when the test advances the
+    // clock (ManualTimers). The heartbeat keeps the lease while the handler hangs, until the
+    // maximum handling time interrupts it; it ignores the interrupt and returns much later.
+    ManualTimers timers = new ManualTimers(clock);
+    String id = write("order-1", "orders", Map.of("n", 1));
     long seq = row(id).getSeq();
 
     CountDownLatch slowEntered = new CountDownLatch(1);
@@ -49,7 +50,8 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
     AtomicInteger slowClaims = new AtomicInteger();
     OutboxRelay slow =
         closeLater(
-            relay(realTime)
+            relay()
+                .timers(timers)
                 .lease(Duration.ofSeconds(2))
                 .maxHandlingTime(Duration.ofSeconds(7))
                 // Its own next claim finds the row backing off; then it sleeps through the test.
@@ -67,18 +69,24 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
                     })
                 .build());
     List<OutboxMessage> takenOver = new CopyOnWriteArrayList<>();
-    OutboxRelay second = closeLater(relay(realTime).handler("orders", takenOver::add).build());
+    OutboxRelay second = closeLater(relay().handler("orders", takenOver::add).build());
 
     slow.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> slowEntered.getCount() == 0);
     second.start();
+    assertThat(timers.names()).containsExactlyInAnyOrder("heartbeat", "watchdog");
 
-    // Two leases later the row is still the slow relay's: the heartbeat extended it.
-    sleep(Duration.ofMillis(4500));
+    // Two leases and more later the row is still the slow relay's: the heartbeat extended it.
+    timers.advance(Duration.ofMillis(4500));
     assertThat(takenOver).isEmpty();
     assertThat(row(id).getClaimToken()).isEqualTo("slow-1");
-    assertThat(row(id).getLockedUntil()).isAfter(realTime.instant());
+    assertThat(row(id).getLockedUntil()).isAfter(clock.instant());
 
+    // At 7 s the watchdog times the attempt out: a failed attempt, due again after its backoff.
+    timers.advance(Duration.ofMillis(2600));
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(id).getLastError() != null);
+    assertThat(takenOver).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
     await().atMost(Duration.ofSeconds(10)).until(() -> row(id).getSentAt() != null);
     assertThat(slowReturned).as("the slow handler is still running").isFalse();
     assertThat(counter(slowMetrics, "failed", "orders")).isOne();
@@ -88,8 +96,8 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
     OutboxMessageRecord sentBySecond = row(id);
     releaseSlow.countDown();
     await().atMost(Duration.ofSeconds(5)).untilTrue(slowReturned);
-    assertThat(repository.markSent("slow-1", List.of(seq), realTime.instant())).isZero();
-    assertThat(repository.retryLater("slow-1", seq, "late", realTime.instant())).isFalse();
+    assertThat(repository.markSent("slow-1", List.of(seq), clock.instant())).isZero();
+    assertThat(repository.retryLater("slow-1", seq, "late", clock.instant())).isFalse();
 
     assertThat(slowAttempts).containsExactly(1);
     assertThat(takenOver).extracting(OutboxMessage::attempt).containsExactly(2);
@@ -193,15 +201,6 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
     assertThat(attempts).containsExactly(1);
     assertThat(registry.find("outbox.relay.late").counter().count()).isOne();
     assertThat(counter(registry, "sent", "orders")).isOne();
-  }
-
-  private static void sleep(Duration duration) {
-    try {
-      Thread.sleep(duration.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   @Test

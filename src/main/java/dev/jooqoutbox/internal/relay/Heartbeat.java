@@ -6,8 +6,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
 /**
@@ -25,12 +23,11 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
   private static final int SEQS_PER_STATEMENT = 1000;
 
   /**
-   * Beats on {@code thread} until it shuts down. A thread of its own: a beat may wait on the
-   * database (a lock, a slow statement), and nothing else that is due may wait behind it.
+   * Beats on its own timer until the timers close: a beat may wait on the database (a lock, a slow
+   * statement), and nothing else that is due may wait behind it.
    */
-  void start(ScheduledExecutorService thread) {
-    long period = period().toNanos();
-    thread.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.NANOSECONDS);
+  void start(RelayTimers timers) {
+    timers.every("heartbeat", period(), this::beat);
   }
 
   private Duration period() {

@@ -25,6 +25,8 @@ import org.jooq.DSLContext;
  *     Micrometer stays optional
  * @param openTelemetry an {@code io.opentelemetry.api.OpenTelemetry}, or null for the global one
  *     when the API is present; typed {@code Object} so that OpenTelemetry stays optional
+ * @param timers where the heartbeat and the watchdog run and the time they measure; null for
+ *     threads of the relay's own ({@link RelayTimers#onThreads})
  */
 public record RelayConfig(
     DSLContext dsl,
@@ -37,7 +39,8 @@ public record RelayConfig(
     Clock clock,
     ObjectMapper mapper,
     Object meterRegistry,
-    Object openTelemetry) {
+    Object openTelemetry,
+    RelayTimers timers) {
 
   /**
    * What the producer claims and for how long it owns it.

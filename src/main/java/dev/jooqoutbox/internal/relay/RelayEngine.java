@@ -17,8 +17,8 @@ import org.slf4j.Logger;
  * The relay's threads and their lifecycle. A producer claims runs of ready messages as long as the
  * in-flight window has room and never waits for a batch to finish; each aggregate's run is a {@link
  * Lane} on the handler threads; a {@link Completer} writes outcomes in small batches as they
- * arrive; a {@link Heartbeat} extends the leases of what is in flight on a thread of its own, and a
- * {@link Watchdog} times out handlers past the maximum handling time on the timer thread (apart, so
+ * arrive; a {@link Heartbeat} extends the leases of what is in flight and a {@link Watchdog} times
+ * out handlers past the maximum handling time, each on a timer of its own ({@link RelayTimers}, so
  * that a lease extension waiting on the database never delays a time-out); {@link Housekeeping}
  * refreshes gauges and purges on a thread of its own.
  */
@@ -39,8 +39,7 @@ public final class RelayEngine {
   private final Housekeeping housekeeping;
   private final Reconciler reconciler;
   private final ScheduledExecutorService reconcileThread;
-  private final ScheduledExecutorService timer;
-  private final ScheduledExecutorService heartbeatThread;
+  private final RelayTimers timers;
   private final ScheduledExecutorService housekeepingThread;
   private final Wakeup wakeup = new Wakeup();
   private final AtomicBoolean started = new AtomicBoolean();
@@ -71,7 +70,8 @@ public final class RelayEngine {
     this.completer = new Completer(config, repository, metrics, inFlight, this::settled);
     this.producer = new Producer(config, repository, inFlight, metrics);
     this.threads = new HandlerThreads(config.handling().concurrency());
-    this.watchdog = new Watchdog(config.handling().maxHandlingTime());
+    this.timers = config.timers() != null ? config.timers() : RelayTimers.onThreads();
+    this.watchdog = new Watchdog(config.handling().maxHandlingTime(), timers);
     this.lanes =
         new Lanes(
             config,
@@ -89,9 +89,6 @@ public final class RelayEngine {
         reconciler.hasWork()
             ? Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-reconcile-"))
             : null;
-    this.timer = Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-timer-"));
-    this.heartbeatThread =
-        Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-heartbeat-"));
     this.housekeepingThread =
         Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-housekeeping-"));
     this.listener =
@@ -152,8 +149,8 @@ public final class RelayEngine {
 
   private void startTimers() {
     if (timersStarted.compareAndSet(false, true)) {
-      heartbeat.start(heartbeatThread);
-      watchdog.start(timer);
+      heartbeat.start(timers);
+      watchdog.start();
     }
   }
 
@@ -226,8 +223,7 @@ public final class RelayEngine {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      timer.shutdownNow();
-      heartbeatThread.shutdownNow();
+      timers.close();
       housekeepingThread.shutdownNow();
       if (reconcileThread != null) {
         reconcileThread.shutdownNow();

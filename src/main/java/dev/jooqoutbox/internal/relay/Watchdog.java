@@ -3,7 +3,6 @@ package dev.jooqoutbox.internal.relay;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,22 +14,24 @@ final class Watchdog {
 
   private final Map<Attempt, Long> deadlines = new ConcurrentHashMap<>();
   private final long limitNanos;
+  private final RelayTimers timers;
 
-  Watchdog(Duration maxHandlingTime) {
+  Watchdog(Duration maxHandlingTime, RelayTimers timers) {
     this.limitNanos = maxHandlingTime.toNanos();
+    this.timers = timers;
   }
 
-  /** Scans on {@code timer} until it shuts down. */
-  void start(ScheduledExecutorService timer) {
+  /** Scans on its own timer until the timers close. */
+  void start() {
     long period =
         Math.max(
             TimeUnit.MILLISECONDS.toNanos(10),
             Math.min(TimeUnit.SECONDS.toNanos(1), limitNanos / 10));
-    timer.scheduleWithFixedDelay(this::scan, period, period, TimeUnit.NANOSECONDS);
+    timers.every("watchdog", Duration.ofNanos(period), this::scan);
   }
 
   void watch(Attempt attempt) {
-    deadlines.put(attempt, System.nanoTime() + limitNanos);
+    deadlines.put(attempt, timers.nanoTime() + limitNanos);
   }
 
   void forget(Attempt attempt) {
@@ -38,7 +39,7 @@ final class Watchdog {
   }
 
   private void scan() {
-    long now = System.nanoTime();
+    long now = timers.nanoTime();
     deadlines.forEach(
         (attempt, deadline) -> {
           if (now - deadline >= 0) {
