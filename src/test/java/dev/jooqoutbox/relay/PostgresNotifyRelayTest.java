@@ -101,9 +101,12 @@ class PostgresNotifyRelayTest {
 
     assertThat(seen).extracting(OutboxMessage::id).containsExactly(id);
     assertThat(millis).isLessThan(2000);
-    // The poll at start, the claim on the notification, and at most the one right after it that
-    // finds nothing more: no poll-interval poll.
-    assertThat(claims(registry)).isBetween(2L, 3L);
+    // No poll-interval poll (10 s) and no spinning: the poll at start; the claim on the first
+    // wake-up; the one right after a claim that took something; the one the settle's wake-up makes
+    // when that found nothing; and, as writer and relay share this JVM, the second wake-up of the
+    // same commit (the in-process one and the NOTIFY, whichever comes later), when it comes after
+    // the producer consumed the first. Up to 3 was asserted before 6 December; CI saw 4 once.
+    assertThat(claims(registry)).isBetween(2L, 5L);
   }
 
   @Test
