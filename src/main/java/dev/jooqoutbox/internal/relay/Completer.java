@@ -56,11 +56,8 @@ final class Completer {
   /** Told after each write of outcomes, on the completer's thread. */
   @FunctionalInterface
   interface SettleListener {
-    /**
-     * @param claimable whether the write let a claim take a run of some aggregate again ({@link
-     *     InFlight#settled})
-     */
-    void settled(boolean claimable);
+    /** The outcomes of {@code messages}, of claim {@code token}, are written. */
+    void settled(String token, List<OutboxMessage> messages);
   }
 
   void submit(Outcome outcome) {
@@ -219,7 +216,8 @@ final class Completer {
   }
 
   private void settled(String token, List<OutboxMessage> messages) {
-    onSettled.settled(inFlight.settled(token, seqs(messages)));
+    inFlight.settled(token, seqs(messages));
+    onSettled.settled(token, messages);
   }
 
   private static List<Long> seqs(List<OutboxMessage> messages) {

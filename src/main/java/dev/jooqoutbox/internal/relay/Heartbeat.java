@@ -60,7 +60,7 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
         InFlight.Claim claim = claims.get(tokens.get(i));
         if (claim != null) {
           some.add(tokens.get(i));
-          seqs.addAll(claim.unsettled.keySet());
+          seqs.addAll(claim.unsettled);
         }
         if (i == tokens.size() - 1 || seqs.size() >= SEQS_PER_STATEMENT) {
           repository.extendLeases(some, seqs, until);

@@ -5,6 +5,7 @@ import dev.jooqoutbox.internal.repository.HeldClaims;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -12,19 +13,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * The claimed messages a relay has not settled yet, by claim token, and the window that bounds
  * them: the producer claims only what fits, the completer frees room as it writes outcomes. The
- * heartbeat extends the lease of every token listed here. It also counts the messages in flight per
- * aggregate, so the completer can tell when a settle lets a claim find a message of an aggregate
- * again: when nothing of it is left in flight, or at most one run (a claim takes the next run
- * behind it).
+ * heartbeat extends the lease of every token listed here.
  */
 final class InFlight {
 
-  /**
-   * One claim: its unsettled seqs (with their aggregates) and when its lease ends (extended by the
-   * heartbeat).
-   */
+  /** One claim: its unsettled seqs and when its lease ends (extended by the heartbeat). */
   static final class Claim {
-    final Map<Long, String> unsettled = new ConcurrentHashMap<>();
+    final Set<Long> unsettled = ConcurrentHashMap.newKeySet();
     volatile Instant leaseEnd;
 
     Claim(Instant leaseEnd) {
@@ -34,16 +29,13 @@ final class InFlight {
 
   private final Semaphore window;
   private final int capacity;
-  private final int maxRun;
   private final Map<String, Claim> claims = new ConcurrentHashMap<>();
-  private final Map<String, Integer> perAggregate = new ConcurrentHashMap<>();
 
   /** Notified when a settle leaves nothing in flight; {@link #awaitEmpty} waits on it. */
   private final Object emptied = new Object();
 
-  InFlight(int capacity, int maxRun) {
+  InFlight(int capacity) {
     this.capacity = capacity;
-    this.maxRun = maxRun;
     this.window = new Semaphore(capacity);
   }
 
@@ -67,30 +59,21 @@ final class InFlight {
     }
     Claim claim = new Claim(leaseEnd);
     for (OutboxMessage m : messages) {
-      claim.unsettled.put(m.seq(), m.aggregate());
-      perAggregate.merge(m.aggregate(), 1, Integer::sum);
+      claim.unsettled.add(m.seq());
     }
     claims.put(token, claim);
   }
 
-  /**
-   * Records that {@code seqs} of {@code token} are settled; frees their room in the window. Returns
-   * whether that left some aggregate with nothing in flight, or with at most {@code maxRun}
-   * messages after more: a claim can take a run of it again.
-   */
-  boolean settled(String token, List<Long> seqs) {
+  /** Records that {@code seqs} of {@code token} are settled; frees their room in the window. */
+  void settled(String token, List<Long> seqs) {
     Claim claim = claims.get(token);
     if (claim == null) {
-      return false;
+      return;
     }
     int freed = 0;
-    boolean claimable = false;
     for (Long seq : seqs) {
-      String aggregate = claim.unsettled.remove(seq);
-      if (aggregate != null) {
+      if (claim.unsettled.remove(seq)) {
         freed++;
-        Integer left = perAggregate.computeIfPresent(aggregate, (a, n) -> n > 1 ? n - 1 : null);
-        claimable |= left == null || left == maxRun;
       }
     }
     if (claim.unsettled.isEmpty()) {
@@ -102,7 +85,6 @@ final class InFlight {
         emptied.notifyAll();
       }
     }
-    return claimable;
   }
 
   /** Waits until nothing is in flight or {@code deadlineNanos} (of {@link System#nanoTime}). */
@@ -124,17 +106,6 @@ final class InFlight {
   Instant leaseEnd(String token) {
     Claim claim = claims.get(token);
     return claim == null ? null : claim.leaseEnd;
-  }
-
-  /** Whether a message of {@code aggregate} is claimed and not settled yet. */
-  boolean holds(String aggregate) {
-    return perAggregate.containsKey(aggregate);
-  }
-
-  /** Whether message {@code seq} of claim {@code token} is still in flight (not settled). */
-  boolean holds(String token, long seq) {
-    Claim claim = claims.get(token);
-    return claim != null && claim.unsettled.containsKey(seq);
   }
 
   /** The claims in flight now, for the next claim to take runs behind. */

@@ -11,9 +11,10 @@ import java.util.concurrent.RejectedExecutionException;
  * when the previous one succeeded. When one fails (or times out), the lane stops there and gives
  * the rest of its run back without using their attempts; the failed message blocks its aggregate
  * until it is retried. A lane holds a handler thread only while a handler runs on it: an
- * asynchronous handler's stage resumes the lane on a handler thread when it completes.
+ * asynchronous handler's stage resumes the lane on a handler thread when it completes. Whether it
+ * starts at all, and when, {@link AggregateOrder} decides.
  */
-final class Lane {
+final class Lane implements AggregateOrder.Run {
 
   private final Lanes lanes;
   private final String token;
@@ -21,13 +22,6 @@ final class Lane {
   private final Runnable onEnd;
   // Touched by one thread at a time: each hand-off goes through the executor or a completed stage.
   private int next;
-  // Guarded by this: whether the lane delivered its whole run (null while it runs), and the lane
-  // of the same aggregate claimed behind it, to start when it ends.
-  private Boolean delivered;
-  private Lane after;
-  // Set by the producer thread only ({@link LaneChains}), once it has taken note that this lane
-  // gave its run back.
-  boolean knownToHaveGivenBack;
 
   Lane(Lanes lanes, String token, List<OutboxMessage> run, Runnable onEnd) {
     this.lanes = lanes;
@@ -36,16 +30,18 @@ final class Lane {
     this.onEnd = onEnd;
   }
 
-  String aggregate() {
+  @Override
+  public String aggregate() {
     return run.get(0).aggregate();
   }
 
-  /** The seq of the run's first message. */
-  long firstSeq() {
+  @Override
+  public long firstSeq() {
     return run.get(0).seq();
   }
 
-  String token() {
+  @Override
+  public String token() {
     return token;
   }
 
@@ -58,41 +54,11 @@ final class Lane {
     resumeOnAHandlerThread();
   }
 
-  /**
-   * Has {@code lane}, a run of this lane's aggregate claimed behind this one, delivered after it:
-   * started when this lane has delivered its whole run, given back (without using its attempts)
-   * when this lane stopped early. At most one lane follows a lane.
-   */
-  void then(Lane lane) {
-    Boolean outcome;
-    synchronized (this) {
-      outcome = delivered;
-      if (outcome == null) {
-        after = lane;
-        return;
-      }
-    }
-    lane.follow(outcome);
-  }
-
-  private void follow(boolean predecessorDelivered) {
-    if (predecessorDelivered) {
-      start();
-    } else {
-      releaseFrom(0); // behind a message that failed or was given back: not deliverable now
-    }
-  }
-
-  private void end(boolean wholeRun) {
-    Lane following;
-    synchronized (this) {
-      delivered = wholeRun;
-      following = after;
-      after = null;
-    }
+  private void end(boolean wholeRun, List<Long> undelivered) {
+    AggregateOrder.Follower<Lane> following = lanes.order.ended(this, wholeRun, undelivered);
     onEnd.run();
     if (following != null) {
-      following.follow(wholeRun);
+      lanes.follow(following);
     }
   }
 
@@ -136,7 +102,7 @@ final class Lane {
           });
       return;
     }
-    end(true);
+    end(true, List.of());
   }
 
   /** The attempt of message {@code message} failed or timed out: give the rest back. */
@@ -160,8 +126,6 @@ final class Lane {
     }
     List<Long> seqs = new ArrayList<>(run.size() - undelivered);
     run.subList(undelivered, run.size()).forEach(m -> seqs.add(m.seq()));
-    // Told before the lane counts as ended: whoever sees it ended has these rows as given back.
-    lanes.givenBack.add(new GivenBack(this, seqs));
-    end(false);
+    end(false, seqs);
   }
 }

@@ -7,14 +7,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
 
 /**
  * What every lane shares: the handlers, the threads, the timer for the maximum handling time, the
- * completer its outcomes go to, the tracing of its attempts, whether the relay is stopping, and
- * what lanes gave back. Also cuts a claim into lanes.
+ * completer its outcomes go to, the tracing of its attempts, whether the relay is stopping, and the
+ * order of each aggregate. Also cuts a claim into lanes and does what the order decides.
  */
 final class Lanes {
 
@@ -25,8 +23,7 @@ final class Lanes {
   final RelayMetrics metrics;
   final Tracing tracing;
   final BooleanSupplier stopping;
-  // What lanes gave back, for the producer's next claim to know ({@link LaneChains}).
-  final Queue<GivenBack> givenBack = new ConcurrentLinkedQueue<>();
+  final AggregateOrder<Lane> order;
 
   Lanes(
       RelayConfig config,
@@ -43,6 +40,7 @@ final class Lanes {
     this.metrics = metrics;
     this.tracing = tracing;
     this.stopping = stopping;
+    this.order = new AggregateOrder<>(config.claiming().maxRun());
   }
 
   AsyncOutboxHandler handler(String topic) {
@@ -61,5 +59,24 @@ final class Lanes {
     List<Lane> lanes = new ArrayList<>(byAggregate.size());
     byAggregate.values().forEach(run -> lanes.add(new Lane(this, token, run, onLaneEnd)));
     return lanes;
+  }
+
+  /** Starts {@code lane}, a run the last claim took, leaves it waiting, or gives it back. */
+  void admit(Lane lane) {
+    switch (order.admit(lane)) {
+      case START -> lane.start();
+      case GIVE_BACK -> lane.giveBackUnstarted();
+      case WAIT -> {} // started or given back when the run before it ends
+    }
+  }
+
+  /** Starts the lane that waited behind one that ended, or gives it back. */
+  void follow(AggregateOrder.Follower<Lane> follower) {
+    if (follower.start()) {
+      follower.run().start();
+    } else {
+      // Behind a message that failed or was given back: not deliverable now.
+      follower.run().giveBackUnstarted();
+    }
   }
 }

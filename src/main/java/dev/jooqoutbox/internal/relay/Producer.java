@@ -5,33 +5,22 @@ import dev.jooqoutbox.internal.repository.ClaimRequest;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 
 /**
  * Claims runs of ready messages into the in-flight window: never more than the window has room for,
  * each claim with a fresh token, registered in flight before any lane starts. A claim may take a
- * run right behind this relay's own unsettled rows of an aggregate ({@link LaneChains} delivers it
- * after them).
+ * run right behind this relay's own unsettled rows of an aggregate ({@link AggregateOrder} delivers
+ * it after them).
  */
 final class Producer {
 
   private static final Logger log = RelayLog.LOG;
 
-  /**
-   * One claim: its token and its messages in seq order (empty when nothing was ready), and whether
-   * some aggregate's run in it has the maximum length, so that more of that aggregate may be ready
-   * right behind it.
-   */
-  record Claimed(String token, List<OutboxMessage> messages, boolean fullRun) {
-
-    Claimed(String token, List<OutboxMessage> messages) {
-      this(token, messages, false);
-    }
-  }
+  /** One claim: its token and its messages in seq order (empty when nothing was ready). */
+  record Claimed(String token, List<OutboxMessage> messages) {}
 
   private final RelayConfig config;
   private final JooqOutboxRepository repository;
@@ -49,16 +38,6 @@ final class Producer {
     this.inFlight = inFlight;
     this.metrics = metrics;
     this.topics = config.handlers().keySet();
-  }
-
-  private boolean hasFullRun(List<OutboxMessage> claimed) {
-    Map<String, Integer> runs = new HashMap<>();
-    for (OutboxMessage m : claimed) {
-      if (runs.merge(m.aggregate(), 1, Integer::sum) >= config.claiming().maxRun()) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Claims up to {@code limit} messages, at most the room left in the window. */
@@ -89,6 +68,6 @@ final class Producer {
     }
     metrics.batchSize(claimed.size());
     inFlight.claimed(token, claimed, now.plus(lease));
-    return new Claimed(token, claimed, hasFullRun(claimed));
+    return new Claimed(token, claimed);
   }
 }

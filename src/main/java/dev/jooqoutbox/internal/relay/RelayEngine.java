@@ -1,11 +1,13 @@
 package dev.jooqoutbox.internal.relay;
 
+import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.WakeupListener;
 import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.Wakeups;
 import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -32,7 +34,7 @@ public final class RelayEngine {
   private final Completer completer;
   private final Producer producer;
   private final Lanes lanes;
-  private final LaneChains chains;
+  private final AggregateOrder<Lane> order;
   private final HandlerThreads threads;
   private final Watchdog watchdog;
   private final Heartbeat heartbeat;
@@ -50,22 +52,12 @@ public final class RelayEngine {
   private volatile Wakeups.Registration inProcessWakeups;
   private volatile Thread worker;
 
-  /**
-   * Set when the producer's last claim took less than it asked for and had no run of the greatest
-   * length (which may have more of its aggregate behind it): nothing more was ready then, so until
-   * an aggregate of the window is freed or left with at most one run in flight (its next run can be
-   * claimed), a commit wakes it or the poll ends, claiming again would find nothing new. Other
-   * settles then do not wake the producer: on a few busy aggregates those wake-ups made claims that
-   * came back empty.
-   */
-  private volatile boolean waitingForAnAggregate;
-
   public RelayEngine(RelayConfig config) {
     this.config = config;
     JooqOutboxRepository repository = new JooqOutboxRepository(config.dsl(), config.mapper());
     this.metrics =
         config.meterRegistry() == null ? RelayMetrics.NONE : micrometer(config.meterRegistry());
-    this.inFlight = new InFlight(config.claiming().maxInFlight(), config.claiming().maxRun());
+    this.inFlight = new InFlight(config.claiming().maxInFlight());
     metrics.inFlight(inFlight::size);
     this.completer = new Completer(config, repository, metrics, inFlight, this::settled);
     this.producer = new Producer(config, repository, inFlight, metrics);
@@ -81,7 +73,7 @@ public final class RelayEngine {
             metrics,
             Tracing.of(config.openTelemetry()),
             stopping::get);
-    this.chains = new LaneChains(inFlight, lanes.givenBack);
+    this.order = lanes.order;
     this.heartbeat = new Heartbeat(config, repository, inFlight);
     this.housekeeping = new Housekeeping(config, repository, metrics, System::nanoTime);
     this.reconciler = new Reconciler(config, repository.outcomes(), metrics);
@@ -166,16 +158,17 @@ public final class RelayEngine {
     startTimers();
     int handled = 0;
     while (handled < max && !stopping.get()) {
-      chains.forgetSettled();
-      Producer.Claimed claimed =
-          producer.claim(Math.min(config.claiming().batchSize(), max - handled));
+      order.beforeClaim();
+      int asked = Math.min(config.claiming().batchSize(), max - handled);
+      Producer.Claimed claimed = producer.claim(asked);
+      order.claimed(claimed.token(), asked, claimed.messages());
       if (claimed.messages().isEmpty()) {
         break;
       }
       CountDownLatch ended =
           new CountDownLatch(
               (int) claimed.messages().stream().map(m -> m.aggregate()).distinct().count());
-      lanes.cut(claimed.token(), claimed.messages(), ended::countDown).forEach(chains::start);
+      lanes.cut(claimed.token(), claimed.messages(), ended::countDown).forEach(lanes::admit);
       RelayThreads.awaitUninterruptibly(ended);
       handled += completer.flushNow();
     }
@@ -257,19 +250,18 @@ public final class RelayEngine {
         int room = inFlight.room();
         if (room > 0) {
           int asked = Math.min(config.claiming().batchSize(), room);
-          chains.forgetSettled();
+          order.beforeClaim();
           Producer.Claimed claimed = producer.claim(asked);
           errorDelay = Duration.ZERO;
-          // A full run may have more of its aggregate ready behind it (the next claim's).
-          waitingForAnAggregate = claimed.messages().size() < asked && !claimed.fullRun();
+          boolean claimAgain = order.claimed(claimed.token(), asked, claimed.messages());
           lanes
               .cut(claimed.token(), claimed.messages(), RelayEngine::noLaneEndAction)
-              .forEach(chains::start);
-          if (!waitingForAnAggregate) {
+              .forEach(lanes::admit);
+          if (claimAgain) {
             continue; // claim again at once while the window has room (no barrier)
           }
         } else {
-          waitingForAnAggregate = false; // any settle makes room
+          order.windowFull(); // any settle makes room
         }
         // Nothing more ready, or the window is full: a commit, a settle or the poll wakes us.
         wakeup.await(config.claiming().pollInterval());
@@ -291,8 +283,8 @@ public final class RelayEngine {
   }
 
   /** The completer wrote outcomes: wake the producer when that can give its next claim work. */
-  private void settled(boolean claimable) {
-    if (claimable || !waitingForAnAggregate) {
+  private void settled(String token, List<OutboxMessage> messages) {
+    if (order.settled(token, messages)) {
       wakeup.signal();
     }
   }

@@ -23,7 +23,7 @@ class InFlightTest {
 
   @Test
   void awaitEmptyReturnsOnceTheLastMessageInFlightIsSettled() throws Exception {
-    InFlight inFlight = new InFlight(10, 10);
+    InFlight inFlight = new InFlight(10);
     inFlight.claimed("t1", List.of(message(1, "a"), message(2, "b")), LEASE_END);
     long farDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
 
@@ -41,18 +41,18 @@ class InFlightTest {
 
   @Test
   void awaitEmptyGivesUpAtItsDeadlineWithMessagesStillInFlight() throws Exception {
-    InFlight inFlight = new InFlight(10, 10);
+    InFlight inFlight = new InFlight(10);
     inFlight.claimed("t1", List.of(message(1, "a")), LEASE_END);
 
     inFlight.awaitEmpty(System.nanoTime() + Duration.ofMillis(20).toNanos());
 
     assertThat(inFlight.size()).isOne();
-    assertThat(inFlight.holds("t1", 1)).isTrue();
+    assertThat(inFlight.leaseEnd("t1")).isEqualTo(LEASE_END);
   }
 
   @Test
   void awaitEmptyReturnsAtOnceWhenNothingIsInFlight() throws Exception {
-    InFlight inFlight = new InFlight(10, 10);
+    InFlight inFlight = new InFlight(10);
     inFlight.claimed("t1", List.of(message(1, "a")), LEASE_END);
     inFlight.settled("t1", List.of(1L));
 

@@ -1,0 +1,108 @@
+package dev.jooqoutbox.internal.relay;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jooqoutbox.OutboxMessage;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The store of {@link OrderWorld}: rows in seq order, each pending (ready, backing off, or leased
+ * to a claim), sent or dead, and the claim's rule over them ({@code WindowRuns}).
+ */
+final class OrderStore {
+
+  static final List<String> AGGREGATES = List.of("a", "b", "c");
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final Instant T0 = Instant.parse("2026-12-06T00:00:00Z");
+
+  enum State {
+    PENDING,
+    SENT,
+    DEAD
+  }
+
+  /** A row of the store. */
+  static final class Row {
+    final long seq;
+    final String aggregate;
+    State state = State.PENDING;
+    boolean ready = true; // false while a failed attempt backs off
+    String lease;
+
+    Row(long seq, String aggregate) {
+      this.seq = seq;
+      this.aggregate = aggregate;
+    }
+
+    OutboxMessage message() {
+      return new OutboxMessage(
+          seq, "id-" + seq, aggregate, "orders", "{}", Map.of(), 1, T0, MAPPER);
+    }
+  }
+
+  final TreeMap<Long, Row> rows = new TreeMap<>();
+  // The aggregates the last call of claimable passed over: more than one run of them held.
+  final Set<String> overHeld = new HashSet<>();
+  private final int maxRun;
+
+  OrderStore(int maxRun) {
+    this.maxRun = maxRun;
+  }
+
+  /**
+   * A writer commits a message to aggregate {@code aggregate} (an index of {@link #AGGREGATES}).
+   */
+  void write(int aggregate) {
+    long seq = rows.isEmpty() ? 1 : rows.lastKey() + 1;
+    rows.put(seq, new Row(seq, AGGREGATES.get(aggregate % AGGREGATES.size())));
+  }
+
+  /** The pending rows that back off after a failed attempt. */
+  List<Row> backingOff() {
+    return rows.values().stream().filter(r -> r.state == State.PENDING && !r.ready).toList();
+  }
+
+  /** The seqs of the pending rows. */
+  List<Long> pending() {
+    return rows.values().stream().filter(r -> r.state == State.PENDING).map(r -> r.seq).toList();
+  }
+
+  /** The rows a claim would take now, holding {@code held}'s leases: WindowRuns' rule. */
+  List<Row> claimable(Set<String> held) {
+    Map<String, List<Row>> pending = new LinkedHashMap<>();
+    rows.values().stream()
+        .filter(r -> r.state == State.PENDING)
+        .forEach(r -> pending.computeIfAbsent(r.aggregate, a -> new ArrayList<>()).add(r));
+    List<Row> found = new ArrayList<>();
+    overHeld.clear();
+    for (List<Row> ofAggregate : pending.values()) {
+      int i = 0;
+      while (i < ofAggregate.size() && isHeld(ofAggregate.get(i), held)) {
+        i++;
+      }
+      if (i > maxRun) {
+        overHeld.add(ofAggregate.get(0).aggregate);
+        continue; // more than one run in flight before it
+      }
+      for (int n = 0; i < ofAggregate.size() && n < maxRun; i++, n++) {
+        Row r = ofAggregate.get(i);
+        if (r.lease != null || !r.ready) {
+          break;
+        }
+        found.add(r);
+      }
+    }
+    found.sort((x, y) -> Long.compare(x.seq, y.seq));
+    return found;
+  }
+
+  private static boolean isHeld(Row row, Set<String> held) {
+    return row.lease != null && held.contains(row.lease);
+  }
+}
