@@ -8,9 +8,9 @@ import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.RemoteRefResult;
 import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.ResolutionConflictException;
+import dev.jooqoutbox.testing.ManualTimers;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Gauge;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -147,10 +148,14 @@ abstract class ReconciliationContract extends RelayContractSupport {
     // Handlers of other aggregates run at the same time: whether this is the charge's first
     // delivery is kept apart, not read back from the shared list other threads append to.
     AtomicBoolean chargeSeen = new AtomicBoolean();
+    // The reconciler asks when the test moves time (ManualTimers); the relay delivers on its own
+    // threads meanwhile.
+    ManualTimers timers = new ManualTimers(clock);
     OutboxRelay relay =
         closeLater(
             OutboxRelay.builder(dsl)
-                .clock(Clock.systemUTC())
+                .clock(clock)
+                .timers(timers)
                 .listen(false)
                 .pollInterval(Duration.ofMillis(20))
                 .maxRun(1)
@@ -174,16 +179,34 @@ abstract class ReconciliationContract extends RelayContractSupport {
                 .build());
     relay.start();
     List<String> others = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
+    for (int i = 0; i < 10; i++) {
       others.add(write("other-" + i, "payments", Map.of("n", i)));
     }
-
     await().atMost(Duration.ofSeconds(30)).until(() -> delivered.containsAll(others));
+    await().atMost(Duration.ofSeconds(30)).until(() -> row(charge).getOutcomeUnknownAt() != null);
+
+    advanceUntil(timers, () -> asked.get() == 2); // asked twice, and twice it threw
+    assertThat(row(charge).getOutcomeUnknownAt()).as("still unknown").isNotNull();
+    for (int i = 10; i < 20; i++) {
+      others.add(write("other-" + i, "payments", Map.of("n", i)));
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> delivered.containsAll(others));
+
+    advanceUntil(timers, () -> asked.get() == 3); // asked again after its backoff: retry
     await().atMost(Duration.ofSeconds(30)).until(() -> row(after).getSentAt() != null);
+    timers.advance(Duration.ofSeconds(1));
     assertThat(asked.get()).isEqualTo(3);
     assertThat(delivered.stream().filter(charge::equals).count()).as("retried once").isEqualTo(2);
     assertThat(delivered.indexOf(after)).isGreaterThan(delivered.lastIndexOf(charge));
     assertThat(row(charge).getSentAt()).isNotNull();
+  }
+
+  /** Moves time 10 ms at a time until {@code done}, at most a minute of it. */
+  private static void advanceUntil(ManualTimers timers, BooleanSupplier done) {
+    for (int i = 0; i < 6000 && !done.getAsBoolean(); i++) {
+      timers.advance(Duration.ofMillis(10));
+    }
+    assertThat(done.getAsBoolean()).as("done within a minute of the relay's time").isTrue();
   }
 
   @Test

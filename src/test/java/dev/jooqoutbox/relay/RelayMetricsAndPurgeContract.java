@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import dev.jooqoutbox.DeadLetterQuery;
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.testing.BulkMessages;
+import dev.jooqoutbox.testing.ManualTimers;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -139,9 +140,11 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
     String poison = write("p", "orders", Map.of("n", 1));
     Inbox inbox = new Inbox(clock);
     dsl.transaction(tx -> inbox.seen(tx.dsl(), "billing", oldSent));
+    ManualTimers timers = new ManualTimers(clock);
     OutboxRelay relay =
         closeLater(
             relay()
+                .timers(timers)
                 .maxAttempts(1)
                 .retention(Duration.ofHours(1))
                 .purgeInterval(Duration.ofMinutes(1))
@@ -158,14 +161,17 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
     String recent = write("c", "orders", Map.of("n", 1));
     assertThat(relay.drainOnce(100)).isEqualTo(1); // sent at START + 90 min
 
-    relay.start(); // its first idle poll purges what was sent before START + 30 min
-    await().atMost(Duration.ofSeconds(10)).until(() -> !exists(oldSent) && !exists(alsoOld));
+    relay.start();
+    timers.advance(Duration.ZERO); // the first tick purges what was sent before START + 30 min
+    assertThat(exists(oldSent)).isFalse();
+    assertThat(exists(alsoOld)).isFalse();
     assertThat(dsl.fetchCount(INBOX_MESSAGE)).isZero();
     assertThat(exists(recent)).isTrue();
     assertThat(row(poison).getDeadAt()).isEqualTo(START);
 
     clock.advance(Duration.ofHours(2)); // the next purge, a purge interval later
-    await().atMost(Duration.ofSeconds(10)).until(() -> !exists(recent));
+    timers.advance(Duration.ZERO);
+    assertThat(exists(recent)).isFalse();
     assertThat(row(poison).getDeadAt()).as("dead letters are never purged").isEqualTo(START);
     assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isOne();
     assertThat(repository.deadLetters(DeadLetterQuery.all().limit(10)).letters()).hasSize(1);
@@ -181,9 +187,11 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
         i -> new BulkMessages.Row("old-" + i, "a-" + i, "orders", "{}", START.minusSeconds(7200)));
     dsl.update(OUTBOX_MESSAGE).set(OUTBOX_MESSAGE.SENT_AT, START.minusSeconds(3600)).execute();
     String recent = write("recent", "orders", Map.of("n", 1));
+    ManualTimers timers = new ManualTimers(clock);
     OutboxRelay relay =
         closeLater(
             relay()
+                .timers(timers)
                 .retention(Duration.ofMinutes(30))
                 .purgeInterval(Duration.ofMinutes(1))
                 .handler("orders", m -> {})
@@ -192,16 +200,22 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
     clock.advance(Duration.ofMinutes(1));
 
     relay.start();
-    await().atMost(Duration.ofSeconds(30)).until(() -> dsl.fetchCount(OUTBOX_MESSAGE) == 1);
+    // Each batch a task of its own on the housekeeping timer, after a rest nine times as long as
+    // the
+    // batch took (no time at all on the test's clock): the three batches run in this advance.
+    timers.advance(Duration.ZERO);
+    assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isOne();
     assertThat(exists(recent)).isTrue();
   }
 
   @Test
   void purgeWaitsForItsInterval() {
     String sent = write("a", "orders", Map.of("n", 1));
+    ManualTimers timers = new ManualTimers(clock);
     OutboxRelay relay =
         closeLater(
             meteredRelay()
+                .timers(timers)
                 .retention(Duration.ofMinutes(1))
                 .purgeInterval(Duration.ofHours(1))
                 .handler("orders", m -> {})
@@ -211,12 +225,16 @@ abstract class RelayMetricsAndPurgeContract extends RelayContractSupport {
         tx -> outbox.message("b", "orders", Map.of()).delay(Duration.ofDays(1)).write(tx.dsl()));
     clock.advance(Duration.ofMinutes(30)); // old enough, but the first purge is due at START + 1 h
     relay.start();
-    // The pending gauge is set in the same maintenance step, right after the purge step.
-    await().atMost(Duration.ofSeconds(10)).until(() -> gauge(registry, "outbox.pending") == 1.0);
+    timers.advance(Duration.ZERO); // the first tick: no purge yet, the gauges set
+    assertThat(gauge(registry, "outbox.pending")).isEqualTo(1.0);
     assertThat(exists(sent)).isTrue();
 
-    clock.advance(Duration.ofMinutes(31));
-    await().atMost(Duration.ofSeconds(10)).until(() -> !exists(sent));
+    clock.advance(Duration.ofMinutes(29).plusSeconds(50));
+    timers.advance(Duration.ZERO); // a tick at START + 59 min 50 s: not due yet
+    assertThat(exists(sent)).isTrue();
+    clock.advance(Duration.ofSeconds(10));
+    timers.advance(Duration.ZERO); // a tick at START + 1 h: due
+    assertThat(exists(sent)).isFalse();
   }
 
   private boolean exists(String id) {

@@ -5,41 +5,66 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * {@link RelayTimers} a test drives: the relay's periodic tasks (heartbeat, watchdog) run on the
- * test's thread when it moves time with {@link #advance}, each at its due time on a {@link
- * MutableClock}, so a test of leases and time-outs needs no sleep and runs the same on a loaded
- * machine.
+ * {@link RelayTimers} a test drives: the relay's timed work (heartbeat, watchdog, housekeeping,
+ * reconciler) runs on the test's thread when it moves time with {@link #advance}, each task at its
+ * due time on a {@link MutableClock}, so a test of leases, time-outs, purges and reconciliation
+ * needs no sleep and runs the same on a loaded machine.
  */
 public final class ManualTimers implements RelayTimers {
 
   private static final class Task {
-    final String name;
-    final long periodNanos;
+    final String timer;
+    final long periodNanos; // 0: runs once
     final Runnable work;
+    final long order;
     long due;
 
-    Task(String name, long periodNanos, Runnable work, long due) {
-      this.name = name;
+    Task(String timer, long periodNanos, Runnable work, long due, long order) {
+      this.timer = timer;
       this.periodNanos = periodNanos;
       this.work = work;
       this.due = due;
+      this.order = order;
     }
   }
 
   private final MutableClock clock;
   private final List<Task> tasks = new ArrayList<>();
+  private final LinkedHashSet<String> timers = new LinkedHashSet<>();
+  private long added;
+  private boolean closed;
 
   public ManualTimers(MutableClock clock) {
     this.clock = clock;
   }
 
   @Override
-  public synchronized void every(String name, Duration period, Runnable task) {
-    tasks.add(new Task(name, period.toNanos(), task, nanoTime() + period.toNanos()));
+  public synchronized Timer timer(String name) {
+    timers.add(name);
+    return new Timer() {
+      @Override
+      public void every(Duration first, Duration period, Runnable task) {
+        add(name, period.toNanos(), task, first);
+      }
+
+      @Override
+      public void after(Duration delay, Runnable task) {
+        add(name, 0, task, delay);
+      }
+    };
+  }
+
+  private synchronized void add(String timer, long periodNanos, Runnable work, Duration delay) {
+    if (closed) {
+      throw new RejectedExecutionException("the timers are closed");
+    }
+    tasks.add(new Task(timer, periodNanos, work, nanoTime() + delay.toNanos(), added++));
   }
 
   @Override
@@ -50,12 +75,14 @@ public final class ManualTimers implements RelayTimers {
 
   @Override
   public synchronized void close() {
+    closed = true;
     tasks.clear();
   }
 
   /**
-   * Moves the clock by {@code duration}, stopping at each task's due time on the way to run it
-   * (again, one period later, as often as it falls due), in the order they fall due.
+   * Moves the clock by {@code duration}, stopping at each task's due time on the way to run it (a
+   * periodic one again one period after it ran, as often as it falls due), in the order they fall
+   * due; {@link Duration#ZERO} runs what is due now.
    */
   public void advance(Duration duration) {
     long target = nanoTime() + duration.toNanos();
@@ -70,19 +97,27 @@ public final class ManualTimers implements RelayTimers {
       }
       task.work.run();
       synchronized (this) {
-        task.due = nanoTime() + task.periodNanos;
+        if (task.periodNanos == 0) {
+          tasks.remove(task);
+        } else {
+          task.due = nanoTime() + task.periodNanos;
+        }
       }
     }
-    clock.set(instantOf(target));
+    if (target > nanoTime()) {
+      clock.set(instantOf(target));
+    }
   }
 
-  /** The names of the tasks registered, in order: which timers the relay started. */
+  /** The names of the timers the relay took, in order. */
   public synchronized List<String> names() {
-    return tasks.stream().map(t -> t.name).toList();
+    return List.copyOf(timers);
   }
 
   private synchronized Optional<Task> nextDueBy(long target) {
-    return tasks.stream().filter(t -> t.due <= target).min(Comparator.comparingLong(t -> t.due));
+    return tasks.stream()
+        .filter(t -> t.due <= target)
+        .min(Comparator.<Task>comparingLong(t -> t.due).thenComparingLong(t -> t.order));
   }
 
   private static Instant instantOf(long nanos) {

@@ -27,7 +27,7 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
    * statement), and nothing else that is due may wait behind it.
    */
   void start(RelayTimers timers) {
-    timers.every("heartbeat", period(), this::beat);
+    timers.timer("heartbeat").every(period(), period(), this::beat);
   }
 
   private Duration period() {

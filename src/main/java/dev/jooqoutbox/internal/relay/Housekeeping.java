@@ -3,24 +3,22 @@ package dev.jooqoutbox.internal.relay;
 import dev.jooqoutbox.PurgeResult;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.PurgeRun;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 
 /**
- * The relay's chores on a thread of their own, so that load never starves them and they never hold
- * up delivery: refresh the backlog gauges every {@code gaugeInterval}, and purge once {@code
- * purgeInterval} has passed on the relay's clock since the last purge started.
+ * The relay's chores on a timer of their own ({@link RelayTimers}), so that load never starves them
+ * and they never hold up delivery: refresh the backlog gauges every {@code gaugeInterval}, and
+ * purge once {@code purgeInterval} has passed on the relay's clock since the last purge started.
  *
- * <p>The purge deletes one batch at a time, each a task of its own on the housekeeping thread, so
+ * <p>The purge deletes one batch at a time, each a task of its own on the housekeeping timer, so
  * the gauges go on between batches, and it rests after each batch {@value #PURGE_REST} times as
  * long as the batch took: a purge of a million rows at once took a concurrent relay's database time
  * and slowed its delivery to 0.79x (issue 28). Paced, it runs at most 1/{@value #PURGE_SHARE} of
  * the time, which bounds how many rows it can delete an hour (docs/operations.md, "Purge and
- * retention"). All state is confined to the housekeeping thread.
+ * retention"). All state is confined to the housekeeping timer, whose tasks run one at a time.
  */
 final class Housekeeping {
 
@@ -35,8 +33,8 @@ final class Housekeeping {
   private final RelayConfig config;
   private final JooqOutboxRepository repository;
   private final RelayMetrics metrics;
-  private final LongSupplier nanoTime;
-  private ScheduledExecutorService thread;
+  private final RelayTimers timers;
+  private RelayTimers.Timer timer;
   private Instant nextPurge;
   private PurgeRun purging;
 
@@ -44,18 +42,18 @@ final class Housekeeping {
       RelayConfig config,
       JooqOutboxRepository repository,
       RelayMetrics metrics,
-      LongSupplier nanoTime) {
+      RelayTimers timers) {
     this.config = config;
     this.repository = repository;
     this.metrics = metrics;
-    this.nanoTime = nanoTime;
+    this.timers = timers;
     this.nextPurge = config.clock().instant().plus(config.upkeep().purgeInterval());
   }
 
-  void start(ScheduledExecutorService thread) {
-    this.thread = thread;
-    long period = config.upkeep().gaugeInterval().toNanos();
-    thread.scheduleWithFixedDelay(this::tick, 0, period, TimeUnit.NANOSECONDS);
+  /** Ticks at once, then every gauge interval, on a timer of its own. */
+  void start() {
+    timer = timers.timer("housekeeping");
+    timer.every(Duration.ZERO, config.upkeep().gaugeInterval(), this::tick);
   }
 
   private void tick() {
@@ -79,11 +77,11 @@ final class Housekeeping {
   }
 
   private void purgeBatch() {
-    long started = nanoTime.getAsLong();
+    long started = timers.nanoTime();
     try {
       if (purging.next()) {
-        long took = nanoTime.getAsLong() - started;
-        thread.schedule(this::purgeBatch, restAfter(took), TimeUnit.NANOSECONDS);
+        long took = timers.nanoTime() - started;
+        timer.after(Duration.ofNanos(restAfter(took)), this::purgeBatch);
         return;
       }
       logPurged(purging.deleted());

@@ -9,8 +9,6 @@ import dev.jooqoutbox.relay.Reconciliation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
 /**
@@ -30,12 +28,13 @@ record Reconciler(RelayConfig config, OutcomeStore outcomes, RelayMetrics metric
     return !config.reconciling().reconcilers().isEmpty();
   }
 
-  void start(ScheduledExecutorService thread) {
+  /** Asks at once, then every tick (the initial backoff, at most a second) on {@code timer}. */
+  void start(RelayTimers.Timer timer) {
     Duration tick =
         config.reconciling().initial().compareTo(MAX_TICK) < 0
             ? config.reconciling().initial()
             : MAX_TICK;
-    thread.scheduleWithFixedDelay(this::tick, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
+    timer.every(Duration.ZERO, tick, this::tick);
   }
 
   private void tick() {

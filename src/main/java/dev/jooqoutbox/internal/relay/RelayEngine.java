@@ -9,8 +9,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -22,7 +20,8 @@ import org.slf4j.Logger;
  * arrive; a {@link Heartbeat} extends the leases of what is in flight and a {@link Watchdog} times
  * out handlers past the maximum handling time, each on a timer of its own ({@link RelayTimers}, so
  * that a lease extension waiting on the database never delays a time-out); {@link Housekeeping}
- * refreshes gauges and purges on a thread of its own.
+ * refreshes gauges and purges, and the {@link Reconciler} asks about unknown outcomes, on timers of
+ * their own too.
  */
 public final class RelayEngine {
 
@@ -40,9 +39,7 @@ public final class RelayEngine {
   private final Heartbeat heartbeat;
   private final Housekeeping housekeeping;
   private final Reconciler reconciler;
-  private final ScheduledExecutorService reconcileThread;
   private final RelayTimers timers;
-  private final ScheduledExecutorService housekeepingThread;
   private final Wakeup wakeup = new Wakeup();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean timersStarted = new AtomicBoolean();
@@ -75,14 +72,8 @@ public final class RelayEngine {
             stopping::get);
     this.order = lanes.order;
     this.heartbeat = new Heartbeat(config, repository, inFlight);
-    this.housekeeping = new Housekeeping(config, repository, metrics, System::nanoTime);
+    this.housekeeping = new Housekeeping(config, repository, metrics, timers);
     this.reconciler = new Reconciler(config, repository.outcomes(), metrics);
-    this.reconcileThread =
-        reconciler.hasWork()
-            ? Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-reconcile-"))
-            : null;
-    this.housekeepingThread =
-        Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-housekeeping-"));
     this.listener =
         config.claiming().listen()
             ? repository.wakeupListener(wakeup::signal, Duration.ofSeconds(1))
@@ -122,9 +113,9 @@ public final class RelayEngine {
       throw new IllegalStateException("an OutboxRelay starts once and cannot restart after close");
     }
     startTimers();
-    housekeeping.start(housekeepingThread);
-    if (reconcileThread != null) {
-      reconciler.start(reconcileThread);
+    housekeeping.start();
+    if (reconciler.hasWork()) {
+      reconciler.start(timers.timer("reconcile"));
     }
     completer.start();
     // Writers of this JVM on the same database wake the producer right after their commit.
@@ -217,10 +208,6 @@ public final class RelayEngine {
       Thread.currentThread().interrupt();
     } finally {
       timers.close();
-      housekeepingThread.shutdownNow();
-      if (reconcileThread != null) {
-        reconcileThread.shutdownNow();
-      }
       metrics.close();
     }
   }

@@ -1,21 +1,22 @@
 package dev.jooqoutbox.internal.relay;
 
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Where the relay's periodic tasks run (the heartbeat, the watchdog's scan) and the time they
- * measure. In production each task has a thread of its own and the time is {@link System#nanoTime};
- * a test supplies timers it drives by hand, so that what depends on time (a lease kept alive, a
- * handler timed out) happens when the test moves time, not after a sleep.
+ * Where the relay's timed work runs (the heartbeat, the watchdog's scan, housekeeping, the
+ * reconciler) and the time it measures. In production each timer is a thread of its own and the
+ * time is {@link System#nanoTime}; a test supplies timers it drives by hand, so that what depends
+ * on time (a lease kept alive, a handler timed out, a purge due, an unknown outcome asked about)
+ * happens when the test moves time, not after a sleep.
  */
 public interface RelayTimers {
 
   /**
-   * Runs {@code task} every {@code period}, the first time one period from now, apart from the
-   * other tasks: one that waits (on a lock, a slow statement) never delays another. Until {@link
-   * #close}.
+   * A timer of its own, named {@code name}: its tasks run one at a time, apart from every other
+   * timer's, so that one that waits (on a lock, a slow statement) never delays another timer's.
    */
-  void every(String name, Duration period, Runnable task);
+  Timer timer(String name);
 
   /**
    * The time the tasks measure, in nanoseconds from an arbitrary origin, as {@link
@@ -23,11 +24,28 @@ public interface RelayTimers {
    */
   long nanoTime();
 
-  /** Stops every task; a task running now finishes. */
+  /** Stops every timer; a task running now finishes. */
   void close();
 
-  /** Timers on daemon threads of their own, one for each task, and {@link System#nanoTime}. */
+  /** Timers on daemon threads of their own, and {@link System#nanoTime}. */
   static RelayTimers onThreads() {
     return new ThreadTimers();
+  }
+
+  /** One timer: its tasks run one at a time, in the order they fall due. */
+  interface Timer {
+
+    /**
+     * Runs {@code task} once {@code first} has passed, then again each {@code period} after a run
+     * ends, until the timers close.
+     */
+    void every(Duration first, Duration period, Runnable task);
+
+    /**
+     * Runs {@code task} once, when {@code delay} has passed.
+     *
+     * @throws RejectedExecutionException when the timers are closed
+     */
+    void after(Duration delay, Runnable task);
   }
 }

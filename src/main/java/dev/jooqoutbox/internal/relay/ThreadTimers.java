@@ -7,18 +7,28 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-/** {@link RelayTimers} on a single-thread executor per task. */
+/** {@link RelayTimers} on a single-thread executor per timer. */
 final class ThreadTimers implements RelayTimers {
 
   private final List<ScheduledExecutorService> threads = new CopyOnWriteArrayList<>();
 
   @Override
-  public void every(String name, Duration period, Runnable task) {
+  public Timer timer(String name) {
     ScheduledExecutorService thread =
         Executors.newSingleThreadScheduledExecutor(RelayThreads.daemon("outbox-" + name + "-"));
     threads.add(thread);
-    long nanos = period.toNanos();
-    thread.scheduleWithFixedDelay(task, nanos, nanos, TimeUnit.NANOSECONDS);
+    return new Timer() {
+      @Override
+      public void every(Duration first, Duration period, Runnable task) {
+        thread.scheduleWithFixedDelay(
+            task, first.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+      }
+
+      @Override
+      public void after(Duration delay, Runnable task) {
+        thread.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+      }
+    };
   }
 
   @Override

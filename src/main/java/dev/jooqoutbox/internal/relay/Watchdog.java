@@ -27,7 +27,7 @@ final class Watchdog {
         Math.max(
             TimeUnit.MILLISECONDS.toNanos(10),
             Math.min(TimeUnit.SECONDS.toNanos(1), limitNanos / 10));
-    timers.every("watchdog", Duration.ofNanos(period), this::scan);
+    timers.timer("watchdog").every(Duration.ofNanos(period), Duration.ofNanos(period), this::scan);
   }
 
   void watch(Attempt attempt) {
