@@ -13,7 +13,8 @@ import java.util.TreeMap;
 
 /**
  * The store of {@link OrderWorld}: rows in seq order, each pending (ready, backing off, or leased
- * to a claim), sent or dead, and the claim's rule over them ({@code WindowRuns}).
+ * to a claim until a time), sent or dead, the time, and the claim's rule over them ({@code
+ * WindowRuns}).
  */
 final class OrderStore {
 
@@ -34,6 +35,7 @@ final class OrderStore {
     State state = State.PENDING;
     boolean ready = true; // false while a failed attempt backs off
     String lease;
+    long leaseUntil;
 
     Row(long seq, String aggregate) {
       this.seq = seq;
@@ -50,9 +52,36 @@ final class OrderStore {
   // The aggregates the last call of claimable passed over: more than one run of them held.
   final Set<String> overHeld = new HashSet<>();
   private final int maxRun;
+  private final long leaseLength;
+  long now;
 
-  OrderStore(int maxRun) {
+  OrderStore(int maxRun, long leaseLength) {
     this.maxRun = maxRun;
+    this.leaseLength = leaseLength;
+  }
+
+  /** Leases {@code row} to claim {@code token} from now on. */
+  void lease(Row row, String token) {
+    row.lease = token;
+    row.leaseUntil = now + leaseLength;
+  }
+
+  /** The heartbeat: every row leased to one of {@code tokens} is leased a full lease from now. */
+  void extend(Set<String> tokens) {
+    rows.values().stream()
+        .filter(r -> r.lease != null && tokens.contains(r.lease))
+        .forEach(r -> r.leaseUntil = now + leaseLength);
+  }
+
+  /** Whether {@code row} is leased to {@code token} and its lease runs. */
+  boolean leasedTo(Row row, String token) {
+    return token.equals(row.lease) && row.leaseUntil > now;
+  }
+
+  /** Whether some pending row's lease still runs. */
+  boolean anyLeaseRuns() {
+    return rows.values().stream()
+        .anyMatch(r -> r.state == State.PENDING && r.lease != null && r.leaseUntil > now);
   }
 
   /**
@@ -73,7 +102,10 @@ final class OrderStore {
     return rows.values().stream().filter(r -> r.state == State.PENDING).map(r -> r.seq).toList();
   }
 
-  /** The rows a claim would take now, holding {@code held}'s leases: WindowRuns' rule. */
+  /**
+   * The rows a claim would take now, holding {@code held}'s leases: WindowRuns' rule (a row whose
+   * lease ran out is ready again, whoever leased it).
+   */
   List<Row> claimable(Set<String> held) {
     Map<String, List<Row>> pending = new LinkedHashMap<>();
     rows.values().stream()
@@ -92,7 +124,7 @@ final class OrderStore {
       }
       for (int n = 0; i < ofAggregate.size() && n < maxRun; i++, n++) {
         Row r = ofAggregate.get(i);
-        if (r.lease != null || !r.ready) {
+        if ((r.lease != null && r.leaseUntil > now) || !r.ready) {
           break;
         }
         found.add(r);
@@ -102,7 +134,7 @@ final class OrderStore {
     return found;
   }
 
-  private static boolean isHeld(Row row, Set<String> held) {
-    return row.lease != null && held.contains(row.lease);
+  private boolean isHeld(Row row, Set<String> held) {
+    return row.lease != null && held.contains(row.lease) && row.leaseUntil > now;
   }
 }
