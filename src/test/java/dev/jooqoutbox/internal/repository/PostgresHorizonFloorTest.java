@@ -263,6 +263,49 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
   }
 
   @Test
+  void theFloorPassesAMessageWhoseHandlerRunsPastABeatWhichStillHoldsItsAggregateBack() {
+    long a1 = rows.write("a", "t");
+    long b1 = rows.write("b", "t");
+    assertThat(claim("relay", 10)).extracting(OutboxMessage::seq).containsExactly(a1, b1);
+    repository.markSent("relay", List.of(b1), clock.instant());
+    long a2 = rows.write("a", "t");
+    long b2 = rows.write("b", "t");
+    assertThat(refreshed()).as("a1 in flight holds the floor").isEqualTo(a1);
+
+    // The heartbeat extends only claims at least a beat old: a1's handler runs long.
+    assertThat(repository.extendLeases(List.of("relay"), List.of(a1), clock.instant().plus(LEASE)))
+        .isOne();
+    assertThat(refreshed()).as("past the row whose handler runs long").isEqualTo(a2);
+    refreshRepositoryFloor();
+    assertThat(claim("other", 10))
+        .as("while a1's handler runs")
+        .extracting(OutboxMessage::seq)
+        .containsExactly(b2);
+    repository.markSent("other", List.of(b2), clock.instant());
+    repository.extendLeases(List.of("relay"), List.of(a1), clock.instant().plus(LEASE));
+    assertThat(claim("other", 10)).as("still while it runs").isEmpty();
+
+    repository.markSent("relay", List.of(a1), clock.instant());
+    assertThat(claim("other", 10)).extracting(OutboxMessage::seq).containsExactly(a2);
+  }
+
+  @Test
+  void aMessageParkedByTheHeartbeatAndGivenBackIsClaimedAgainBelowTheFloorBeforeTheRowBehindIt() {
+    long a1 = rows.write("a", "t");
+    assertThat(claim("stopping", 10)).extracting(OutboxMessage::seq).containsExactly(a1);
+    long a2 = rows.write("a", "t");
+    long b1 = rows.write("b", "t");
+    repository.extendLeases(List.of("stopping"), List.of(a1), clock.instant().plus(LEASE));
+    assertThat(refreshed()).isEqualTo(a2);
+    refreshRepositoryFloor();
+    assertThat(claim("relay", 10)).extracting(OutboxMessage::seq).containsExactly(b1);
+    repository.markSent("relay", List.of(b1), clock.instant());
+
+    repository.release("stopping", List.of(a1)); // its relay closes: given back, still parked
+    assertThatOnlyHeadThenNext(a1, a2);
+  }
+
+  @Test
   void theFloorPassesAMessageWrittenWithADelayWhichStillHoldsItsAggregateBack() {
     long a1 = rows.writeDelayed("a", Duration.ofMinutes(10));
     long a2 = rows.write("a", "t");
