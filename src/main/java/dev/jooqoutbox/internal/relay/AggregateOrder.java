@@ -2,11 +2,9 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -76,18 +74,29 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
   }
 
   private static final class Aggregate<R> {
-    int inFlight;
+    // Its messages in flight at this relay, in seq order.
+    final TreeSet<Held> inFlight = new TreeSet<>();
     // The aggregate's latest admitted run: the next one claimed waits behind it until it ends.
     Node<R> last;
     // Seqs this relay gave back that are still in flight (their outcome not written).
     final TreeSet<Held> givenBack = new TreeSet<>();
     // The lowest seq given back and in flight when the claim began, or given back since.
     long lowestGivenBack = Long.MAX_VALUE;
+    // Seqs whose outcome is written, pending again (released, backing off, of unknown outcome),
+    // and that no claim of this relay took since: not held, so a claim's walk over the relay's
+    // rows of the aggregate stops at the first.
+    final TreeSet<Long> open = new TreeSet<>();
+
+    /** How many of its rows in flight a claim walks past before it can take one. */
+    int heldAhead() {
+      return open.isEmpty()
+          ? inFlight.size()
+          : inFlight.headSet(new Held("", open.first()), false).size();
+    }
   }
 
   private final int maxRun;
   private final Map<String, Aggregate<R>> aggregates = new HashMap<>();
-  private final Set<Held> inFlight = new HashSet<>();
   private final Map<R, Node<R>> running = new IdentityHashMap<>();
   // The last claim took less than it asked and no run of the greatest length: nothing more was
   // ready then (see settled).
@@ -105,7 +114,7 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
    * lowest seq given back and still in flight of each other one.
    */
   synchronized void beforeClaim() {
-    aggregates.values().removeIf(a -> a.inFlight == 0);
+    aggregates.values().removeIf(a -> a.inFlight.isEmpty());
     for (Aggregate<R> a : aggregates.values()) {
       a.lowestGivenBack = a.givenBack.isEmpty() ? Long.MAX_VALUE : a.givenBack.first().seq();
     }
@@ -121,8 +130,9 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
     Map<String, Integer> runs = new HashMap<>();
     boolean fullRun = false;
     for (OutboxMessage m : claimed) {
-      inFlight.add(new Held(token, m.seq()));
-      aggregate(m.aggregate()).inFlight++;
+      Aggregate<R> a = aggregate(m.aggregate());
+      a.inFlight.add(new Held(token, m.seq()));
+      a.open.remove(m.seq());
       fullRun |= runs.merge(m.aggregate(), 1, Integer::sum) >= maxRun;
     }
     waitingForAnAggregate = claimed.size() < asked && !fullRun;
@@ -163,7 +173,7 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
       Aggregate<R> a = aggregate(run.aggregate());
       for (long seq : undelivered) {
         Held held = new Held(run.token(), seq);
-        if (inFlight.contains(held)) {
+        if (a.inFlight.contains(held)) {
           a.givenBack.add(held);
         }
         // A claim under way may have taken a run behind it, whether or not it is settled by now.
@@ -181,21 +191,29 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
   }
 
   /**
-   * The outcomes of {@code settled}, of claim {@code token}, are written. Returns whether to wake
-   * the producer: the write left an aggregate with nothing in flight or with at most one run in
-   * flight (a claim can take a run of it again), or the last claim was not short of ready messages.
+   * The outcomes of {@code settled}, of claim {@code token}, are written; {@code pending} when they
+   * are pending again (released, backing off, rescheduled, of unknown outcome) rather than sent or
+   * dead. Returns whether to wake the producer: the write left an aggregate with nothing in flight,
+   * or brought the rows of it in flight ahead of the first one a claim can stop at (pending and not
+   * held) down to at most one run (a claim passes over an aggregate with more), or made a row
+   * pending with at most one run ahead of it; or the last claim was not short of ready messages.
    */
-  synchronized boolean settled(String token, List<OutboxMessage> settled) {
+  synchronized boolean settled(String token, List<OutboxMessage> settled, boolean pending) {
     boolean claimable = false;
     for (OutboxMessage m : settled) {
       Held held = new Held(token, m.seq());
-      if (!inFlight.remove(held)) {
+      Aggregate<R> a = aggregates.get(m.aggregate());
+      if (a == null || !a.inFlight.contains(held)) {
         continue;
       }
-      Aggregate<R> a = aggregates.get(m.aggregate());
-      a.inFlight--;
+      int aheadBefore = a.heldAhead();
+      a.inFlight.remove(held);
       a.givenBack.remove(held);
-      claimable |= a.inFlight == 0 || a.inFlight == maxRun;
+      if (pending) {
+        a.open.add(m.seq());
+      }
+      int ahead = a.heldAhead();
+      claimable |= a.inFlight.isEmpty() || ahead <= maxRun && (aheadBefore > maxRun || pending);
     }
     return claimable || !waitingForAnAggregate;
   }

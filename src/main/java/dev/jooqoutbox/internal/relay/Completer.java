@@ -56,8 +56,12 @@ final class Completer {
   /** Told after each write of outcomes, on the completer's thread. */
   @FunctionalInterface
   interface SettleListener {
-    /** The outcomes of {@code messages}, of claim {@code token}, are written. */
-    void settled(String token, List<OutboxMessage> messages);
+    /**
+     * The outcomes of {@code messages}, of claim {@code token}, are written; {@code pending} when
+     * they are pending again (released, backing off, rescheduled or of unknown outcome), so that
+     * each still holds its aggregate back, rather than sent or dead.
+     */
+    void settled(String token, List<OutboxMessage> messages, boolean pending);
   }
 
   void submit(Outcome outcome) {
@@ -172,14 +176,14 @@ final class Completer {
       Outcome o = it.next();
       if (o instanceof Outcome.Failed failed) {
         metrics.handlerDuration(failed.message().topic(), failed.took());
-        failures.fail(failed.token(), failed.message(), failed.failure());
-        settled(o.token(), List.of(failed.message()));
+        boolean pending = failures.fail(failed.token(), failed.message(), failed.failure());
+        settled(o.token(), List.of(failed.message()), pending);
       } else if (o instanceof Outcome.Exhausted exhausted) {
         failures.deadLetterExhausted(exhausted.token(), exhausted.message());
-        settled(o.token(), List.of(exhausted.message()));
+        settled(o.token(), List.of(exhausted.message()), false);
       } else if (o instanceof Outcome.Released released) {
         repository.release(released.token(), seqs(released.messages()));
-        settled(o.token(), released.messages());
+        settled(o.token(), released.messages(), true);
       }
       it.remove();
     }
@@ -212,12 +216,12 @@ final class Completer {
       metrics.handlerDuration(s.message().topic(), s.took());
       metrics.sent(s.message().topic());
     }
-    settled(token, messages);
+    settled(token, messages, false);
   }
 
-  private void settled(String token, List<OutboxMessage> messages) {
+  private void settled(String token, List<OutboxMessage> messages, boolean pending) {
     inFlight.settled(token, seqs(messages));
-    onSettled.settled(token, messages);
+    onSettled.settled(token, messages, pending);
   }
 
   private static List<Long> seqs(List<OutboxMessage> messages) {

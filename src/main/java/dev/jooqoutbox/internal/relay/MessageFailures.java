@@ -20,8 +20,13 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
 
   private static final Logger log = RelayLog.LOG;
 
-  void fail(String token, OutboxMessage message, Throwable failure) {
+  /**
+   * Writes what became of {@code message}; returns whether it is still pending (not dead), so that
+   * it holds its aggregate back.
+   */
+  boolean fail(String token, OutboxMessage message, Throwable failure) {
     Instant now = config.clock().instant();
+    boolean pending = true;
     if (failure instanceof OutcomeUnknownException unknown) {
       outcomeUnknown(token, message, unknown, now);
     } else if (failure instanceof RescheduleException reschedule) {
@@ -37,10 +42,12 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
     } else if (failure instanceof PermanentFailureException permanent) {
       String reason = "permanent failure: " + Failures.describe(permanent);
       deadLetter(token, message, "failed for good at attempt {}", reason, now);
+      pending = false;
     } else {
-      retryOrDeadLetter(token, message, failure, now);
+      pending = retryOrDeadLetter(token, message, failure, now);
     }
     log.debug("outbox handler failure of message {}", message.id(), failure);
+    return pending;
   }
 
   private void outcomeUnknown(
@@ -67,13 +74,14 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
         unknown.getMessage());
   }
 
-  private void retryOrDeadLetter(
+  /** Returns whether it is retried (else dead-lettered). */
+  private boolean retryOrDeadLetter(
       String token, OutboxMessage message, Throwable failure, Instant now) {
     String error = Failures.describe(failure);
     RetryPolicy policy = config.retryPolicy(message.topic());
     if (message.attempt() >= policy.maxAttempts()) {
       deadLetter(token, message, "failed its last attempt {}", error, now);
-      return;
+      return false;
     }
     Duration wait =
         new Backoff(policy.backoffInitial(), policy.backoffMax()).after(message.attempt());
@@ -87,6 +95,7 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
         wait.toMillis(),
         owner(recorded),
         error);
+    return true;
   }
 
   private void deadLetter(

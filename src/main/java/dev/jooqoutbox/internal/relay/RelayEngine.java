@@ -270,8 +270,8 @@ public final class RelayEngine {
   }
 
   /** The completer wrote outcomes: wake the producer when that can give its next claim work. */
-  private void settled(String token, List<OutboxMessage> messages) {
-    if (order.settled(token, messages)) {
+  private void settled(String token, List<OutboxMessage> messages, boolean pending) {
+    if (order.settled(token, messages, pending)) {
       wakeup.signal();
     }
   }

@@ -259,7 +259,8 @@ final class OrderRelay {
     if (seqs.isEmpty()) {
       unsettled.remove(o.token());
     }
-    if (order.settled(o.token(), List.of(row.message()))) {
+    boolean pending = o.kind() == Kind.RETRY || o.kind() == Kind.RELEASED;
+    if (order.settled(o.token(), List.of(row.message()), pending)) {
       signal();
     }
   }
