@@ -9,12 +9,17 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 
 /**
  * {@link RelayTimers} a test drives: the relay's timed work (heartbeat, watchdog, housekeeping,
  * reconciler) runs on the test's thread when it moves time with {@link #advance}, each task at its
- * due time on a {@link MutableClock}, so a test of leases, time-outs, purges and reconciliation
- * needs no sleep and runs the same on a loaded machine.
+ * due time on a {@link MutableClock}, and a relay thread's timed wait (the producer's poll, a
+ * backoff after a database error) ends when {@link #advance} moves time past it, not before, so a
+ * test of leases, time-outs, purges, reconciliation, polls and retries needs no sleep and runs the
+ * same on a loaded machine. Move time with {@link #advance} only: the clock moved by hand ends no
+ * wait.
  */
 public final class ManualTimers implements RelayTimers {
 
@@ -34,8 +39,12 @@ public final class ManualTimers implements RelayTimers {
     }
   }
 
+  /** A relay thread waiting on {@code condition} until {@code due}. */
+  private record Waiter(Lock lock, Condition condition, long due) {}
+
   private final MutableClock clock;
   private final List<Task> tasks = new ArrayList<>();
+  private final List<Waiter> waiters = new ArrayList<>();
   private final LinkedHashSet<String> timers = new LinkedHashSet<>();
   private long added;
   private boolean closed;
@@ -74,6 +83,25 @@ public final class ManualTimers implements RelayTimers {
   }
 
   @Override
+  public long awaitNanos(Lock lock, Condition condition, long nanos) throws InterruptedException {
+    Waiter waiter;
+    synchronized (this) {
+      // Its due time and its place in the list under one monitor with advance's move of the
+      // clock: a move either comes before (and the due time counts from it) or finds it listed.
+      waiter = new Waiter(lock, condition, nanoTime() + nanos);
+      waiters.add(waiter);
+    }
+    try {
+      condition.await();
+    } finally {
+      synchronized (this) {
+        waiters.remove(waiter);
+      }
+    }
+    return waiter.due - nanoTime();
+  }
+
+  @Override
   public synchronized void close() {
     closed = true;
     tasks.clear();
@@ -93,7 +121,7 @@ public final class ManualTimers implements RelayTimers {
       }
       Task task = next.get();
       if (task.due > nanoTime()) {
-        clock.set(instantOf(task.due));
+        moveTo(task.due);
       }
       task.work.run();
       synchronized (this) {
@@ -105,8 +133,30 @@ public final class ManualTimers implements RelayTimers {
       }
     }
     if (target > nanoTime()) {
-      clock.set(instantOf(target));
+      moveTo(target);
     }
+  }
+
+  /** Sets the clock and ends the waits due by then (signalled outside this monitor: see await). */
+  private void moveTo(long nanos) {
+    List<Waiter> due;
+    synchronized (this) {
+      clock.set(instantOf(nanos));
+      due = waiters.stream().filter(w -> w.due <= nanos).toList();
+    }
+    for (Waiter w : due) {
+      w.lock.lock();
+      try {
+        w.condition.signalAll();
+      } finally {
+        w.lock.unlock();
+      }
+    }
+  }
+
+  /** How many relay threads wait for time to pass (a poll, a backoff). */
+  public synchronized int waiting() {
+    return waiters.size();
   }
 
   /** The names of the timers the relay took, in order. */

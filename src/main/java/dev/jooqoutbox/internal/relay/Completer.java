@@ -35,6 +35,8 @@ final class Completer {
   private final MessageFailures failures;
   private final InFlight inFlight;
   private final SettleListener onSettled;
+  // Cuts the backoff after a failed write short when the relay closes.
+  private final Wakeup backoff;
   private final BlockingDeque<Outcome> queue = new LinkedBlockingDeque<>();
   private volatile boolean closing;
   private volatile Thread thread;
@@ -44,6 +46,7 @@ final class Completer {
       JooqOutboxRepository repository,
       RelayMetrics metrics,
       InFlight inFlight,
+      RelayTimers timers,
       SettleListener onSettled) {
     this.config = config;
     this.repository = repository;
@@ -51,6 +54,7 @@ final class Completer {
     this.failures = new MessageFailures(config, repository, metrics);
     this.inFlight = inFlight;
     this.onSettled = onSettled;
+    this.backoff = new Wakeup(timers);
   }
 
   /** Told after each write of outcomes, on the completer's thread. */
@@ -77,6 +81,7 @@ final class Completer {
   /** Writes everything reported so far, then stops; waits at most {@code timeout}. */
   void close(Duration timeout) throws InterruptedException {
     closing = true;
+    backoff.signal(); // a write backing off after an error is tried once more at once
     Thread t = thread;
     if (t != null) {
       t.join(Math.max(1, timeout.toMillis()));
@@ -147,7 +152,7 @@ final class Completer {
               batch.stream().mapToInt(Outcome::count).sum(),
               errorDelay.toMillis(),
               e);
-          Thread.sleep(errorDelay.toMillis());
+          backoff.await(errorDelay);
         }
       }
     } catch (InterruptedException e) {

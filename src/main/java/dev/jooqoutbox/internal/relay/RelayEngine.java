@@ -40,7 +40,7 @@ public final class RelayEngine {
   private final Housekeeping housekeeping;
   private final Reconciler reconciler;
   private final RelayTimers timers;
-  private final Wakeup wakeup = new Wakeup();
+  private final Wakeup wakeup;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean timersStarted = new AtomicBoolean();
   private final AtomicBoolean stopping = new AtomicBoolean();
@@ -56,10 +56,11 @@ public final class RelayEngine {
         config.meterRegistry() == null ? RelayMetrics.NONE : micrometer(config.meterRegistry());
     this.inFlight = new InFlight(config.claiming().maxInFlight());
     metrics.inFlight(inFlight::size);
-    this.completer = new Completer(config, repository, metrics, inFlight, this::settled);
+    this.timers = config.timers() != null ? config.timers() : RelayTimers.onThreads();
+    this.wakeup = new Wakeup(timers);
+    this.completer = new Completer(config, repository, metrics, inFlight, timers, this::settled);
     this.producer = new Producer(config, repository, inFlight, metrics);
     this.threads = new HandlerThreads(config.handling().concurrency());
-    this.timers = config.timers() != null ? config.timers() : RelayTimers.onThreads();
     this.watchdog = new Watchdog(config.handling().maxHandlingTime(), timers);
     this.lanes =
         new Lanes(

@@ -2,13 +2,17 @@ package dev.jooqoutbox.internal.relay;
 
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 
 /**
  * Where the relay's timed work runs (the heartbeat, the watchdog's scan, housekeeping, the
- * reconciler) and the time it measures. In production each timer is a thread of its own and the
- * time is {@link System#nanoTime}; a test supplies timers it drives by hand, so that what depends
- * on time (a lease kept alive, a handler timed out, a purge due, an unknown outcome asked about)
- * happens when the test moves time, not after a sleep.
+ * reconciler), how long its threads wait (the producer's poll and its backoff after a database
+ * error, the completer's backoff) and the time it measures. In production each timer is a thread of
+ * its own, a wait is {@link Condition#awaitNanos} and the time is {@link System#nanoTime}; a test
+ * supplies timers it drives by hand, so that what depends on time (a lease kept alive, a handler
+ * timed out, a purge due, an unknown outcome asked about, a poll, a retry after an error) happens
+ * when the test moves time, not after a sleep.
  */
 public interface RelayTimers {
 
@@ -23,6 +27,14 @@ public interface RelayTimers {
    * System#nanoTime}.
    */
   long nanoTime();
+
+  /**
+   * Waits on {@code condition}, whose {@code lock} the caller holds, until it is signalled or
+   * {@code nanos} of this time have passed, as {@link Condition#awaitNanos} does: returns the nanos
+   * left, zero or less once they passed. It may return early (a spurious wake-up): callers wait in
+   * a loop.
+   */
+  long awaitNanos(Lock lock, Condition condition, long nanos) throws InterruptedException;
 
   /** Stops every timer; a task running now finishes. */
   void close();

@@ -6,6 +6,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 
 /** {@link RelayTimers} on a single-thread executor per timer. */
 final class ThreadTimers implements RelayTimers {
@@ -34,6 +36,11 @@ final class ThreadTimers implements RelayTimers {
   @Override
   public long nanoTime() {
     return System.nanoTime();
+  }
+
+  @Override
+  public long awaitNanos(Lock lock, Condition condition, long nanos) throws InterruptedException {
+    return condition.awaitNanos(nanos);
   }
 
   @Override

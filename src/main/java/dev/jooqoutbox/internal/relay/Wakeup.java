@@ -1,16 +1,23 @@
 package dev.jooqoutbox.internal.relay;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
-/** Lets a notification or a shutdown cut the worker's poll sleep short. */
+/**
+ * Lets a notification, a settle or a shutdown cut a thread's wait (the producer's poll, a backoff)
+ * short. The wait is measured by the relay's {@link RelayTimers}, so a test moves it by hand.
+ */
 public final class Wakeup {
 
+  private final RelayTimers timers;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition signalled = lock.newCondition();
   private boolean pending;
+
+  public Wakeup(RelayTimers timers) {
+    this.timers = timers;
+  }
 
   public void signal() {
     lock.lock();
@@ -28,16 +35,11 @@ public final class Wakeup {
     lock.lock();
     try {
       while (!pending && nanos > 0) {
-        nanos = signalled.awaitNanos(nanos);
+        nanos = timers.awaitNanos(lock, signalled, nanos);
       }
       pending = false;
     } finally {
       lock.unlock();
     }
-  }
-
-  /** As {@link #await}, for tests and callers that think in milliseconds. */
-  public void await(long millis) throws InterruptedException {
-    await(Duration.ofNanos(TimeUnit.MILLISECONDS.toNanos(millis)));
   }
 }
