@@ -2,9 +2,11 @@ package dev.jooqoutbox.internal.repository;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
-import org.jooq.Record3;
+import org.jooq.Record4;
 
 /**
  * Where a claim starts on a database that tells which transactions still run (PostgreSQL): a seq
@@ -22,12 +24,17 @@ import org.jooq.Record3;
  * every transaction that drew a seq up to {@code N} has an id below {@code X}, unless its insert
  * stalled for more than two periods between drawing the seq and storing the row (the recheck below
  * finds such a row; docs/architecture.md says what it costs). Once the oldest transaction still
- * running has an id at or above {@code X}, all of them have ended: every row up to {@code N} is
- * committed or gone, and the floor moves to the oldest pending row up to {@code N} that is not
- * parked (or past {@code N} when there is none), read from the floor on. A read-only transaction (a
- * report, {@code pg_dump}) has no transaction id and does not stop this; a session idle in a
- * transaction that wrote holds the floor where it is until it ends, and the claim then reads more,
- * but stays correct.
+ * running has an id at or above {@code X}, all of them have ended. Or, sooner: the insert takes the
+ * table's lock for writing before it draws its seq and keeps it until its transaction ends, so the
+ * writers that refresh sees holding that lock include every transaction that drew a seq up to
+ * {@code N} and has not ended; once none of them holds it any more, they have all ended, however
+ * long other transactions run. Either way every row up to {@code N} is committed or gone, and the
+ * floor moves to the oldest pending row up to {@code N} that is not parked (or past {@code N} when
+ * there is none), read from the floor on. A read-only transaction (a report, {@code pg_dump}) has
+ * no transaction id and does not stop this, nor does a session idle in a transaction that wrote
+ * other tables; one idle in a transaction that wrote to the outbox holds the floor where it is
+ * until it ends (its message may still commit below it), and the claim then reads more, but stays
+ * correct.
  *
  * <p>The floor does not wait for a parked row ({@code parked_at}: written with a delay, backing
  * off, outcome unknown) and an operator's requeue parks the dead letter it makes pending, perhaps
@@ -49,8 +56,13 @@ final class HorizonFloor {
   private final LongSupplier nanoTime;
   private final FloorRecheck recheck;
 
-  /** (newest seq, the next transaction id of a snapshot taken after that seq was read). */
-  private final ArrayDeque<long[]> waiting = new ArrayDeque<>();
+  /**
+   * A newest seq, the next transaction id of a snapshot taken after it was read, and the writers of
+   * the table seen then.
+   */
+  private record Observation(long newest, long nextTransaction, Set<String> writers) {}
+
+  private final ArrayDeque<Observation> waiting = new ArrayDeque<>();
 
   private long floor = Long.MIN_VALUE;
   private long newestSeen;
@@ -92,25 +104,31 @@ final class HorizonFloor {
   }
 
   private void advance() {
-    Record3<Long, Long, Long> horizon = dsl.fetchOne(dialect.commitHorizon(dsl));
+    Record4<Long, Long, Long, String[]> horizon = dsl.fetchOne(dialect.commitHorizon(dsl));
     long newest = horizon.value1();
     long oldestRunning = horizon.value2();
     long nextTransaction = horizon.value3();
+    Set<String> writers = Set.of(horizon.value4());
     // This snapshot was taken at least two periods after the refresh before the previous one read
-    // its newest seq (see the class comment for why two).
+    // its newest seq (see the class comment for why two), and so were the writers read with it.
     if (seen >= 2 && waiting.size() < MAX_WAITING) {
-      waiting.addLast(new long[] {newestSeenBefore, nextTransaction});
+      waiting.addLast(new Observation(newestSeenBefore, nextTransaction, writers));
     }
     newestSeenBefore = newestSeen;
     newestSeen = newest;
     seen = Math.min(seen + 1, 2);
     long settled = Long.MIN_VALUE;
-    while (!waiting.isEmpty() && waiting.peekFirst()[1] <= oldestRunning) {
-      settled = waiting.pollFirst()[0];
+    while (!waiting.isEmpty() && ended(waiting.peekFirst(), oldestRunning, writers)) {
+      settled = waiting.pollFirst().newest();
     }
     if (settled != Long.MIN_VALUE && settled >= floor) {
       Long oldest = dsl.fetchValue(ClaimQueries.oldestUnparkedBetween(dialect, floor, settled));
       floor = oldest != null ? oldest : settled + 1;
     }
+  }
+
+  /** Whether every transaction that could still commit a row up to its newest seq has ended. */
+  private static boolean ended(Observation o, long oldestRunning, Set<String> writersNow) {
+    return o.nextTransaction() <= oldestRunning || Collections.disjoint(o.writers(), writersNow);
   }
 }

@@ -76,6 +76,27 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
   }
 
   @Test
+  void aTransactionIdleAfterWritingAnotherTableDoesNotHoldTheFloor() throws Exception {
+    db.dsl().execute("create table if not exists floor_elsewhere (n int)");
+    long x1 = rows.write("x1", "t");
+    deliver(x1);
+    assertThat(refreshed()).isEqualTo(x1 + 1);
+    try (Connection idle = db.dataSource().getConnection()) {
+      // A session idle in a transaction that wrote, but not to the outbox: it has a transaction
+      // id older than every writer's after it, and it cannot commit a message.
+      idle.setAutoCommit(false);
+      DSL.using(idle, db.dialect()).execute("insert into floor_elsewhere values (1)");
+      long y1 = rows.write("y", "t");
+      long y2 = rows.write("y", "t");
+      deliver(y1);
+      assertThat(refreshed()).as("the floor follows the pending rows").isEqualTo(y2);
+      deliver(y2);
+      assertThat(refreshed()).isEqualTo(y2 + 1);
+      idle.rollback();
+    }
+  }
+
+  @Test
   void aRowCommittedLateStillHoldsItsAggregateBack() throws Exception {
     deliver(rows.write("x", "t"));
     refreshed();
