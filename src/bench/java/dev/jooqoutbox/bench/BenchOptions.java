@@ -32,6 +32,7 @@ record BenchOptions(
     int horizonReps,
     int horizonRate,
     double horizonSeconds,
+    boolean horizonWrites,
     int purgeSent,
     int purgeSize,
     int purgeReps) {
@@ -84,6 +85,9 @@ record BenchOptions(
         --horizon-rate R      messages per second written in the held-horizon steady run
                               (default 2000)
         --horizon-seconds S   length of the held-horizon steady run (default 600)
+        --horizon-holder H    what holds the horizon: snapshot (a REPEATABLE READ transaction
+                              that only read, the default) or writer (one that also wrote a row
+                              of another table, so it has a transaction id)
         --purge-sent N        sent rows the purge figure deletes (default 1100000)
         --purge-size N        backlog the relay drains while they are purged (default 200000)
         --purge-reps N        repetitions of the purge figure (default 2)
@@ -115,6 +119,7 @@ record BenchOptions(
     int horizonReps = 2;
     int horizonRate = 2_000;
     double horizonSeconds = 600;
+    boolean horizonWrites = false;
     int purgeSent = 1_100_000;
     int purgeSize = 200_000;
     int purgeReps = 2;
@@ -180,6 +185,7 @@ record BenchOptions(
         case "--horizon-reps" -> horizonReps = positive(a, v);
         case "--horizon-rate" -> horizonRate = positive(a, v);
         case "--horizon-seconds" -> horizonSeconds = seconds(a, v);
+        case "--horizon-holder" -> horizonWrites = holder(v);
         case "--purge-sent" -> purgeSent = positive(a, v);
         case "--purge-size" -> purgeSize = positive(a, v);
         case "--purge-reps" -> purgeReps = positive(a, v);
@@ -235,9 +241,20 @@ record BenchOptions(
         horizonReps,
         horizonRate,
         horizonSeconds,
+        horizonWrites,
         purgeSent,
         purgeSize,
         purgeReps);
+  }
+
+  /** Whether the transaction that holds the horizon also writes. */
+  private static boolean holder(String value) {
+    return switch (value) {
+      case "snapshot" -> false;
+      case "writer" -> true;
+      default ->
+          throw new IllegalArgumentException("--horizon-holder: snapshot or writer, was " + value);
+    };
   }
 
   private static List<int[]> grid(String value) {

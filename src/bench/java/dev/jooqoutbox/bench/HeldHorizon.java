@@ -25,8 +25,12 @@ final class HeldHorizon implements AutoCloseable {
     this.pid = pid;
   }
 
-  /** Opens the transaction and checks that the server counts its snapshot in the horizon. */
-  static HeldHorizon open(BenchDatabase db) {
+  /**
+   * Opens the transaction and checks that the server counts its snapshot in the horizon; when
+   * {@code writes}, it also writes a row of another table, as a session idle in a transaction that
+   * wrote does, and so has a transaction id.
+   */
+  static HeldHorizon open(BenchDatabase db, boolean writes) {
     Connection c = null;
     try {
       c = DriverManager.getConnection(db.url());
@@ -38,6 +42,12 @@ final class HeldHorizon implements AutoCloseable {
           ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
         rs.next();
         pid = rs.getInt(1);
+      }
+      if (writes) {
+        db.execute("CREATE TABLE IF NOT EXISTS bench_elsewhere (n int)");
+        try (Statement s = c.createStatement()) {
+          s.executeUpdate("INSERT INTO bench_elsewhere VALUES (1)");
+        }
       }
       HeldHorizon held = new HeldHorizon(db, c, pid);
       // Seen from another session, as the server's horizon computation sees it.

@@ -53,13 +53,14 @@ final class HorizonBench {
     // Untimed drains of a smaller backlog first, so that the first measured run of a pair is not
     // also the one that pays for the JIT (this group may run alone in its JVM).
     String warmup =
-        JitWarmup.run(() -> drain(db, Math.min(n, 20_000), false, TimeUnit.MINUTES.toNanos(2)));
+        JitWarmup.run(
+            () -> drain(db, Math.min(n, 20_000), false, false, TimeUnit.MINUTES.toNanos(2)));
     long timeBox = TimeUnit.SECONDS.toNanos(Math.max(60, n / 500));
     List<Map<String, Object>> runs = new ArrayList<>();
     for (int rep = 0; rep < opts.horizonReps(); rep++) {
       for (boolean held : WriteBench.rotate(List.of(false, true), rep)) {
         long others = HeldHorizon.otherHolders(db);
-        Drain d = drain(db, n, held, timeBox);
+        Drain d = drain(db, n, held, opts.horizonWrites(), timeBox);
         String k = "horizon.drain." + (held ? "with" : "without");
         String what = held ? "with a held REPEATABLE READ transaction" : "no transaction held";
         r.add(k + ".rate", "drain of " + n + ", 1 relay, " + what, "msg/s", d.rate());
@@ -95,6 +96,11 @@ final class HorizonBench {
         "index entries read per message with the held horizon / without, same repetition",
         "horizon.drain.with.entries_per_msg",
         "horizon.drain.without.entries_per_msg");
+    r.info(
+        "holder",
+        opts.horizonWrites()
+            ? "a REPEATABLE READ transaction that also wrote a row of another table"
+            : "a REPEATABLE READ transaction that only read");
     r.info("drainBacklog", n);
     r.info("aggregates", AGGREGATES);
     r.info("drainTimeBoxSeconds", TimeUnit.NANOSECONDS.toSeconds(timeBox));
@@ -109,14 +115,15 @@ final class HorizonBench {
     HorizonSteady.run(db, opts, r);
   }
 
-  private static Drain drain(BenchDatabase db, int n, boolean held, long timeBoxNanos) {
+  private static Drain drain(
+      BenchDatabase db, int n, boolean held, boolean writes, long timeBoxNanos) {
     db.truncate();
     db.loadMessages(n, AGGREGATES, false, "h");
     db.analyze("outbox_message"); // VACUUM ANALYZE: both runs of a pair start from the same table
     Map<String, Long> before = indexEntriesRead(db);
     LongAdder handled = new LongAdder();
     HikariDataSource pool = db.pool(4);
-    HeldHorizon horizon = held ? HeldHorizon.open(db) : null;
+    HeldHorizon horizon = held ? HeldHorizon.open(db, writes) : null;
     long start = System.nanoTime();
     long seconds;
     long age = 0;

@@ -82,7 +82,7 @@ final class HorizonSteady {
     long horizonAge;
     double ranSeconds;
     Map<String, Long> startReads = HorizonBench.indexEntriesRead(db);
-    try (HeldHorizon horizon = HeldHorizon.open(db)) {
+    try (HeldHorizon horizon = HeldHorizon.open(db, opts.horizonWrites())) {
       try (OutboxRelay relay =
           OutboxRelay.builder(db.dsl(relayPool))
               .handler(
