@@ -2,6 +2,7 @@ package dev.jooqoutbox.internal.repository;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -108,7 +109,8 @@ final class HorizonFloor {
     long newest = horizon.value1();
     long oldestRunning = horizon.value2();
     long nextTransaction = horizon.value3();
-    Set<String> writers = Set.of(horizon.value4());
+    // copyOf, not of: a writer listed twice (two lock rows) is one writer.
+    Set<String> writers = Set.copyOf(Arrays.asList(horizon.value4()));
     // This snapshot was taken at least two periods after the refresh before the previous one read
     // its newest seq (see the class comment for why two), and so were the writers read with it.
     if (seen >= 2 && waiting.size() < MAX_WAITING) {
