@@ -202,6 +202,30 @@ abstract class ReconciliationContract extends RelayContractSupport {
     assertThat(row(charge).getSentAt()).isNotNull();
   }
 
+  @Test
+  void aResolutionWakesTheRelayForTheMessageBehindItWithoutWaitingForThePoll() {
+    String charge = write("card-1", "payments", Map.of("n", 1));
+    String after = write("card-1", "payments", Map.of("n", 2));
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    // Time moves only when the test moves it (ManualTimers), and the poll is a minute away.
+    ManualTimers timers = new ManualTimers(clock);
+    closeLater(
+            payments(new ArrayList<>(List.of(charge)), delivered)
+                .timers(timers)
+                .pollInterval(Duration.ofMinutes(1))
+                .reconcileBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                .reconciler("payments", (m, ref) -> Reconciliation.sent())
+                .build())
+        .start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(charge).getOutcomeUnknownAt() != null);
+    assertThat(delivered).containsExactly(charge);
+
+    timers.advance(Duration.ofSeconds(1)); // the reconciler is asked, and resolves it as sent
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(after).getSentAt() != null);
+    assertThat(delivered).containsExactly(charge, after);
+    assertThat(row(charge).getSentAt()).isNotNull();
+  }
+
   /** Moves time 10 ms at a time until {@code done}, at most a minute of it. */
   private static void advanceUntil(ManualTimers timers, BooleanSupplier done) {
     for (int i = 0; i < 6000 && !done.getAsBoolean(); i++) {

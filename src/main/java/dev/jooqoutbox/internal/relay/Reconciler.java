@@ -17,8 +17,12 @@ import org.slf4j.Logger;
  * reconcileInitial} after it became unknown, then after as long again as it has been unknown, at
  * most {@code reconcileMax} apart: a message that stays unknown costs fewer and fewer questions. A
  * reconciler that throws is treated as "still unknown", so it is asked again on the same schedule.
+ * A resolution it writes unblocks the message's aggregate (sent or dead lets the next message go,
+ * retry makes it pending again), so it tells the producer at once ({@code onResolved}) rather than
+ * leaving that to the next poll.
  */
-record Reconciler(RelayConfig config, OutcomeStore outcomes, RelayMetrics metrics) {
+record Reconciler(
+    RelayConfig config, OutcomeStore outcomes, RelayMetrics metrics, Runnable onResolved) {
 
   private static final Logger log = RelayLog.LOG;
   private static final Duration MAX_TICK = Duration.ofSeconds(1);
@@ -61,8 +65,12 @@ record Reconciler(RelayConfig config, OutcomeStore outcomes, RelayMetrics metric
               config.claiming().lease(),
               token,
               now);
+      int before = resolved;
       for (UnknownClaim claim : due) {
         resolved += ask(token, claim) ? 1 : 0;
+      }
+      if (resolved > before) {
+        onResolved.run();
       }
       if (due.size() < config.claiming().batchSize()) {
         break;

@@ -74,7 +74,7 @@ public final class RelayEngine {
     this.order = lanes.order;
     this.heartbeat = new Heartbeat(config, repository, inFlight);
     this.housekeeping = new Housekeeping(config, repository, metrics, timers);
-    this.reconciler = new Reconciler(config, repository.outcomes(), metrics);
+    this.reconciler = new Reconciler(config, repository.outcomes(), metrics, wakeup::signal);
     this.listener =
         config.claiming().listen()
             ? repository.wakeupListener(wakeup::signal, Duration.ofSeconds(1))
