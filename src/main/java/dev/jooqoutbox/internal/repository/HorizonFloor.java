@@ -7,7 +7,7 @@ import java.util.Collections;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
-import org.jooq.Record4;
+import org.jooq.Record3;
 
 /**
  * Where a claim starts on a database that tells which transactions still run (PostgreSQL): a seq
@@ -27,15 +27,16 @@ import org.jooq.Record4;
  * finds such a row; docs/architecture.md says what it costs). Once the oldest transaction still
  * running has an id at or above {@code X}, all of them have ended. Or, sooner: the insert takes the
  * table's lock for writing before it draws its seq and keeps it until its transaction ends, so the
- * writers that refresh sees holding that lock include every transaction that drew a seq up to
- * {@code N} and has not ended; once none of them holds it any more, they have all ended, however
- * long other transactions run. Either way every row up to {@code N} is committed or gone, and the
- * floor moves to the oldest pending row up to {@code N} that is not parked (or past {@code N} when
- * there is none), read from the floor on. A read-only transaction (a report, {@code pg_dump}) has
- * no transaction id and does not stop this, nor does a session idle in a transaction that wrote
- * other tables; one idle in a transaction that wrote to the outbox holds the floor where it is
- * until it ends (its message may still commit below it), and the claim then reads more, but stays
- * correct.
+ * transactions holding that lock at any time after {@code N} was read include every one that drew a
+ * seq up to {@code N} and has not ended; once none of them holds it any more, they have all ended,
+ * however long other transactions run. The lock table is read only while an older transaction keeps
+ * an observation waiting (on a busy server that read is not free). Either way every row up to
+ * {@code N} is committed or gone, and the floor moves to the oldest pending row up to {@code N}
+ * that is not parked (or past {@code N} when there is none), read from the floor on. A read-only
+ * transaction (a report, {@code pg_dump}) has no transaction id and does not stop this, nor does a
+ * session idle in a transaction that wrote other tables; one idle in a transaction that wrote to
+ * the outbox holds the floor where it is until it ends (its message may still commit below it), and
+ * the claim then reads more, but stays correct.
  *
  * <p>The floor does not wait for a parked row ({@code parked_at}: written with a delay, backing
  * off, outcome unknown) and an operator's requeue parks the dead letter it makes pending, perhaps
@@ -59,13 +60,23 @@ final class HorizonFloor {
 
   /**
    * A newest seq, the next transaction id of a snapshot taken after it was read, and the writers of
-   * the table seen then.
+   * the table seen some time after it was read (null until they are asked for).
    */
-  private record Observation(long newest, long nextTransaction, Set<String> writers) {}
+  private static final class Observation {
+    final long newest;
+    final long nextTransaction;
+    Set<String> writers;
+
+    Observation(long newest, long nextTransaction) {
+      this.newest = newest;
+      this.nextTransaction = nextTransaction;
+    }
+  }
 
   private final ArrayDeque<Observation> waiting = new ArrayDeque<>();
 
   private long floor = Long.MIN_VALUE;
+  private long previousNextTransaction = Long.MIN_VALUE;
   private long newestSeen;
   private long newestSeenBefore;
   private int seen;
@@ -105,32 +116,50 @@ final class HorizonFloor {
   }
 
   private void advance() {
-    Record4<Long, Long, Long, String[]> horizon = dsl.fetchOne(dialect.commitHorizon(dsl));
+    Record3<Long, Long, Long> horizon = dsl.fetchOne(dialect.commitHorizon(dsl));
     long newest = horizon.value1();
     long oldestRunning = horizon.value2();
     long nextTransaction = horizon.value3();
-    // copyOf, not of: a writer listed twice (two lock rows) is one writer.
-    Set<String> writers = Set.copyOf(Arrays.asList(horizon.value4()));
     // This snapshot was taken at least two periods after the refresh before the previous one read
-    // its newest seq (see the class comment for why two), and so were the writers read with it.
+    // its newest seq (see the class comment for why two).
     if (seen >= 2 && waiting.size() < MAX_WAITING) {
-      waiting.addLast(new Observation(newestSeenBefore, nextTransaction, writers));
+      waiting.addLast(new Observation(newestSeenBefore, nextTransaction));
     }
     newestSeenBefore = newestSeen;
     newestSeen = newest;
     seen = Math.min(seen + 1, 2);
     long settled = Long.MIN_VALUE;
-    while (!waiting.isEmpty() && ended(waiting.peekFirst(), oldestRunning, writers)) {
-      settled = waiting.pollFirst().newest();
+    while (!waiting.isEmpty() && waiting.peekFirst().nextTransaction <= oldestRunning) {
+      settled = waiting.pollFirst().newest;
     }
+    // A transaction that ran at the previous refresh still runs: it may hold the rest back.
+    if (!waiting.isEmpty() && oldestRunning < previousNextTransaction) {
+      settled = Math.max(settled, settledByWriters());
+    }
+    previousNextTransaction = nextTransaction;
     if (settled != Long.MIN_VALUE && settled >= floor) {
       Long oldest = dsl.fetchValue(ClaimQueries.oldestUnparkedBetween(dialect, floor, settled));
       floor = oldest != null ? oldest : settled + 1;
     }
   }
 
-  /** Whether every transaction that could still commit a row up to its newest seq has ended. */
-  private static boolean ended(Observation o, long oldestRunning, Set<String> writersNow) {
-    return o.nextTransaction() <= oldestRunning || Collections.disjoint(o.writers(), writersNow);
+  /**
+   * A transaction older than the previous refresh still runs: settles the observations whose
+   * writers have all let the table's lock go, and returns the newest seq settled. Asked only then:
+   * on a busy server reading the lock table is not free.
+   */
+  private long settledByWriters() {
+    // copyOf, not of: a writer listed twice (two lock rows) is one writer.
+    Set<String> now = Set.copyOf(Arrays.asList(dsl.fetchValue(dialect.tableWriters(dsl))));
+    for (Observation o : waiting) {
+      if (o.writers == null) {
+        o.writers = now; // read after its newest seq was: they include every drawer still running
+      }
+    }
+    long settled = Long.MIN_VALUE;
+    while (!waiting.isEmpty() && Collections.disjoint(waiting.peekFirst().writers, now)) {
+      settled = waiting.pollFirst().newest;
+    }
+    return settled;
   }
 }

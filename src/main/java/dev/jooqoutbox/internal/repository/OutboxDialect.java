@@ -17,7 +17,7 @@ import org.jooq.InsertSetMoreStep;
 import org.jooq.OrderField;
 import org.jooq.Record;
 import org.jooq.Record1;
-import org.jooq.Record4;
+import org.jooq.Record3;
 import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
@@ -92,12 +92,19 @@ interface OutboxDialect {
 
   /**
    * One observation for a {@link HorizonFloor}: the newest seq handed out so far (0 before the
-   * first), the oldest transaction id still running, the next transaction id to be assigned, and
-   * the transactions that hold the outbox table's lock for writing (each a virtual transaction id);
+   * first), the oldest transaction id still running and the next transaction id to be assigned;
    * null where the database cannot tell which transactions still run (the claim then uses a {@link
    * ClaimFloor}, lagging by time).
    */
-  default Select<Record4<Long, Long, Long, String[]>> commitHorizon(DSLContext dsl) {
+  default Select<Record3<Long, Long, Long>> commitHorizon(DSLContext dsl) {
+    return null;
+  }
+
+  /**
+   * The transactions that hold the outbox table's lock for writing now, each by an id unique for a
+   * long time; null where {@link #commitHorizon} is.
+   */
+  default Select<Record1<String[]>> tableWriters(DSLContext dsl) {
     return null;
   }
 

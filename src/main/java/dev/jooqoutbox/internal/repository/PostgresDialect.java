@@ -14,7 +14,7 @@ import org.jooq.Field;
 import org.jooq.OrderField;
 import org.jooq.Record;
 import org.jooq.Record1;
-import org.jooq.Record4;
+import org.jooq.Record3;
 import org.jooq.Select;
 import org.jooq.SelectForUpdateStep;
 import org.jooq.impl.DSL;
@@ -73,15 +73,12 @@ final class PostgresDialect implements OutboxDialect {
   }
 
   @Override
-  public Select<Record4<Long, Long, Long, String[]>> commitHorizon(DSLContext dsl) {
+  public Select<Record3<Long, Long, Long>> commitHorizon(DSLContext dsl) {
     // Plain SQL: jOOQ has none of these functions. The table's name, as this context renders it (a
     // named outbox, a schema), is a bind value; the identity column's sequence is found from it.
     // txid_* (not pg_current_snapshot) for PostgreSQL 12. A snapshot's xmin is the oldest
     // transaction id still running: a read-only transaction (a report, pg_dump, a replica's
     // hot_standby_feedback) has none and does not hold it back, though it holds the xmin horizon.
-    // The writers of the table: an insert takes its ROW EXCLUSIVE lock before it draws a seq and
-    // keeps it until its transaction ends, so a transaction idle after writing elsewhere is not
-    // among them.
     Field<String> table = DSL.val(dsl.render(OUTBOX_MESSAGE));
     return dsl.select(
         DSL.field(
@@ -89,11 +86,19 @@ final class PostgresDialect implements OutboxDialect {
                 + " regclass)), 0)",
             Long.class, table),
         DSL.field("txid_snapshot_xmin(txid_current_snapshot())", Long.class),
-        DSL.field("txid_snapshot_xmax(txid_current_snapshot())", Long.class),
+        DSL.field("txid_snapshot_xmax(txid_current_snapshot())", Long.class));
+  }
+
+  @Override
+  public Select<Record1<String[]>> tableWriters(DSLContext dsl) {
+    // Plain SQL: pg_locks is no table jOOQ generated. An insert takes the table's ROW EXCLUSIVE
+    // lock before it draws a seq and keeps it until its transaction ends; a virtual transaction id
+    // is not reused for a long time. The table's name is a bind value, as above.
+    return dsl.select(
         DSL.field(
             "array(select virtualtransaction from pg_locks where locktype = 'relation' and"
                 + " relation = cast({0} as regclass) and mode = 'RowExclusiveLock' and granted)",
-            String[].class, table));
+            String[].class, DSL.val(dsl.render(OUTBOX_MESSAGE))));
   }
 
   @Override

@@ -97,6 +97,32 @@ class PostgresHorizonFloorTest extends DatabaseFixture {
   }
 
   @Test
+  void theLockTableIsReadOnlyWhileATransactionRunsPastARefresh() throws Exception {
+    List<String> statements = new CopyOnWriteArrayList<>();
+    floor =
+        new HorizonFloor(
+            DSL.using(
+                db.dsl()
+                    .configuration()
+                    .derive(ExecuteListener.onExecuteStart(ctx -> statements.add(ctx.sql())))),
+            OutboxDialect.of(db.dialect()),
+            ticker::get);
+    db.dsl().execute("create table if not exists floor_elsewhere (n int)");
+    deliver(rows.write("x", "t"));
+    refreshed();
+    refreshed();
+    assertThat(statements).as("no transaction runs long").noneMatch(q -> q.contains("pg_locks"));
+    try (Connection idle = db.dataSource().getConnection()) {
+      idle.setAutoCommit(false);
+      DSL.using(idle, db.dialect()).execute("insert into floor_elsewhere values (1)");
+      deliver(rows.write("y", "t"));
+      refreshed();
+      assertThat(statements).anyMatch(q -> q.contains("pg_locks"));
+      idle.rollback();
+    }
+  }
+
+  @Test
   void aRowCommittedLateStillHoldsItsAggregateBack() throws Exception {
     deliver(rows.write("x", "t"));
     refreshed();
