@@ -1,7 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.RelayStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,7 +30,7 @@ final class Completer {
   private static final Duration MAX_ERROR_DELAY = Duration.ofSeconds(30);
 
   private final RelayConfig config;
-  private final JooqOutboxRepository repository;
+  private final RelayStore store;
   private final RelayMetrics metrics;
   private final MessageFailures failures;
   private final InFlight inFlight;
@@ -43,15 +43,15 @@ final class Completer {
 
   Completer(
       RelayConfig config,
-      JooqOutboxRepository repository,
+      RelayStore store,
       RelayMetrics metrics,
       InFlight inFlight,
       RelayTimers timers,
       SettleListener onSettled) {
     this.config = config;
-    this.repository = repository;
+    this.store = store;
     this.metrics = metrics;
-    this.failures = new MessageFailures(config, repository, metrics);
+    this.failures = new MessageFailures(config, store, metrics);
     this.inFlight = inFlight;
     this.onSettled = onSettled;
     this.backoff = new Wakeup(timers);
@@ -187,7 +187,7 @@ final class Completer {
         failures.deadLetterExhausted(exhausted.token(), exhausted.message());
         settled(o.token(), List.of(exhausted.message()), false);
       } else if (o instanceof Outcome.Released released) {
-        repository.release(released.token(), seqs(released.messages()));
+        store.release(released.token(), seqs(released.messages()));
         settled(o.token(), released.messages(), true);
       }
       it.remove();
@@ -208,7 +208,7 @@ final class Completer {
           messages.size(),
           leaseEnd);
     }
-    int marked = repository.markSent(token, seqs(messages), now);
+    int marked = store.markSent(token, seqs(messages), now);
     if (marked < messages.size()) {
       log.warn(
           "outbox relay lost {} of {} messages to another relay before marking them sent (lease"

@@ -1,6 +1,6 @@
 package dev.jooqoutbox.internal.relay;
 
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.RelayStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import org.slf4j.Logger;
  * once half a lease was gone left a third, which a 2 s test lease on a loaded CI machine ran
  * through.
  */
-record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight inFlight) {
+record Heartbeat(RelayConfig config, RelayStore store, InFlight inFlight) {
 
   private static final Logger log = RelayLog.LOG;
   private static final int SEQS_PER_STATEMENT = 1000;
@@ -63,7 +63,7 @@ record Heartbeat(RelayConfig config, JooqOutboxRepository repository, InFlight i
           seqs.addAll(claim.unsettled);
         }
         if (i == tokens.size() - 1 || seqs.size() >= SEQS_PER_STATEMENT) {
-          repository.extendLeases(some, seqs, until);
+          store.extendLeases(some, seqs, until);
           for (String token : some) {
             InFlight.Claim extended = claims.get(token);
             if (extended != null) {

@@ -1,8 +1,8 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.PurgeResult;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.PurgeRun;
+import dev.jooqoutbox.internal.repository.RelayStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,20 +31,16 @@ final class Housekeeping {
   private static final int PURGE_SHARE = PURGE_REST + 1;
 
   private final RelayConfig config;
-  private final JooqOutboxRepository repository;
+  private final RelayStore store;
   private final RelayMetrics metrics;
   private final RelayTimers timers;
   private RelayTimers.Timer timer;
   private Instant nextPurge;
   private PurgeRun purging;
 
-  Housekeeping(
-      RelayConfig config,
-      JooqOutboxRepository repository,
-      RelayMetrics metrics,
-      RelayTimers timers) {
+  Housekeeping(RelayConfig config, RelayStore store, RelayMetrics metrics, RelayTimers timers) {
     this.config = config;
-    this.repository = repository;
+    this.store = store;
     this.metrics = metrics;
     this.timers = timers;
     this.nextPurge = config.clock().instant().plus(config.upkeep().purgeInterval());
@@ -61,12 +57,12 @@ final class Housekeeping {
     try {
       if (purging == null && !now.isBefore(nextPurge)) {
         nextPurge = now.plus(config.upkeep().purgeInterval());
-        purging = repository.startPurge(now.minus(config.upkeep().retention()), PURGE_BATCH);
+        purging = store.startPurge(now.minus(config.upkeep().retention()), PURGE_BATCH);
         purgeBatch(); // the first batch before the gauges, which then count without it
       }
       if (metrics != RelayMetrics.NONE) {
-        metrics.backlog(repository.pendingCount(), repository.oldestPendingAge(now));
-        metrics.unknownCount(repository.outcomes().unknownCount());
+        metrics.backlog(store.pendingCount(), store.oldestPendingAge(now));
+        metrics.unknownCount(store.unknownCount());
       }
     } catch (RuntimeException e) {
       log.warn(

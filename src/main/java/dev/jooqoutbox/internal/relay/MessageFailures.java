@@ -1,7 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.RelayStore;
 import dev.jooqoutbox.relay.OutcomeUnknownException;
 import dev.jooqoutbox.relay.PermanentFailureException;
 import dev.jooqoutbox.relay.RescheduleException;
@@ -16,7 +16,7 @@ import org.slf4j.Logger;
  * its attempt given back), or any other failure: retry later with the backoff of its topic's retry
  * policy, or dead-letter after its last attempt.
  */
-record MessageFailures(RelayConfig config, JooqOutboxRepository repository, RelayMetrics metrics) {
+record MessageFailures(RelayConfig config, RelayStore store, RelayMetrics metrics) {
 
   private static final Logger log = RelayLog.LOG;
 
@@ -31,7 +31,7 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
       outcomeUnknown(token, message, unknown, now);
     } else if (failure instanceof RescheduleException reschedule) {
       Instant at = reschedule.nextAttemptAt(now);
-      boolean recorded = repository.outcomes().reschedule(token, message.seq(), at);
+      boolean recorded = store.reschedule(token, message.seq(), at);
       metrics.rescheduled(message.topic());
       log.info(
           "outbox message {} (topic {}) rescheduled by its handler to {}{}",
@@ -54,15 +54,13 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
       String token, OutboxMessage message, OutcomeUnknownException unknown, Instant now) {
     String remoteRef = unknown.remoteRef().orElse(null);
     boolean recorded =
-        repository
-            .outcomes()
-            .markUnknown(
-                token,
-                message.seq(),
-                remoteRef,
-                Failures.describe(unknown),
-                now,
-                now.plus(config.reconciling().initial()));
+        store.markUnknown(
+            token,
+            message.seq(),
+            remoteRef,
+            Failures.describe(unknown),
+            now,
+            now.plus(config.reconciling().initial()));
     metrics.unknown(message.topic());
     log.warn(
         "outbox message {} (topic {}, remote ref {}) has an unknown outcome; it blocks its"
@@ -85,7 +83,7 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
     }
     Duration wait =
         new Backoff(policy.backoffInitial(), policy.backoffMax()).after(message.attempt());
-    boolean recorded = repository.retryLater(token, message.seq(), error, now.plus(wait));
+    boolean recorded = store.retryLater(token, message.seq(), error, now.plus(wait));
     metrics.failed(message.topic());
     log.warn(
         "outbox message {} (topic {}) failed attempt {}; retry in {} ms{}: {}",
@@ -100,7 +98,7 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
 
   private void deadLetter(
       String token, OutboxMessage message, String what, String error, Instant now) {
-    boolean recorded = repository.deadLetter(token, message.seq(), error, now);
+    boolean recorded = store.deadLetter(token, message.seq(), error, now);
     metrics.deadLettered(message.topic());
     log.error(
         "outbox message {} (topic {}) " + what + " and is dead-lettered{}: {}",
@@ -120,8 +118,7 @@ record MessageFailures(RelayConfig config, JooqOutboxRepository repository, Rela
             + " times, max "
             + maxAttempts
             + ")";
-    repository.deadLetterExhausted(
-        token, message.seq(), maxAttempts, error, config.clock().instant());
+    store.deadLetterExhausted(token, message.seq(), maxAttempts, error, config.clock().instant());
     metrics.deadLettered(message.topic());
     log.error(
         "outbox message {} (topic {}) dead-lettered without running: {}",

@@ -2,7 +2,7 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.internal.repository.ClaimRequest;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.RelayStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -23,18 +23,14 @@ final class Producer {
   record Claimed(String token, List<OutboxMessage> messages) {}
 
   private final RelayConfig config;
-  private final JooqOutboxRepository repository;
+  private final RelayStore store;
   private final InFlight inFlight;
   private final RelayMetrics metrics;
   private final Set<String> topics;
 
-  Producer(
-      RelayConfig config,
-      JooqOutboxRepository repository,
-      InFlight inFlight,
-      RelayMetrics metrics) {
+  Producer(RelayConfig config, RelayStore store, InFlight inFlight, RelayMetrics metrics) {
     this.config = config;
-    this.repository = repository;
+    this.store = store;
     this.inFlight = inFlight;
     this.metrics = metrics;
     this.topics = config.handlers().keySet();
@@ -51,7 +47,7 @@ final class Producer {
     Duration lease = config.claiming().lease();
     long start = System.nanoTime();
     List<OutboxMessage> claimed =
-        repository.claim(
+        store.claim(
             new ClaimRequest(
                 topics, want, config.claiming().maxRun(), lease, token, now, inFlight.held()));
     Duration took = Duration.ofNanos(System.nanoTime() - start);

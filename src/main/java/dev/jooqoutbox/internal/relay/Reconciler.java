@@ -2,7 +2,7 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.Resolution;
-import dev.jooqoutbox.internal.repository.OutcomeStore;
+import dev.jooqoutbox.internal.repository.RelayStore;
 import dev.jooqoutbox.internal.repository.UnknownClaim;
 import dev.jooqoutbox.relay.OutboxReconciler;
 import dev.jooqoutbox.relay.Reconciliation;
@@ -21,8 +21,7 @@ import org.slf4j.Logger;
  * retry makes it pending again), so it tells the producer at once ({@code onResolved}) rather than
  * leaving that to the next poll.
  */
-record Reconciler(
-    RelayConfig config, OutcomeStore outcomes, RelayMetrics metrics, Runnable onResolved) {
+record Reconciler(RelayConfig config, RelayStore store, RelayMetrics metrics, Runnable onResolved) {
 
   private static final Logger log = RelayLog.LOG;
   private static final Duration MAX_TICK = Duration.ofSeconds(1);
@@ -59,7 +58,7 @@ record Reconciler(
       Instant now = config.clock().instant();
       String token = config.claiming().claimTokens().get();
       List<UnknownClaim> due =
-          outcomes.claimDue(
+          store.claimDueUnknown(
               config.reconciling().reconcilers().keySet(),
               config.claiming().batchSize(),
               config.claiming().lease(),
@@ -95,19 +94,18 @@ record Reconciler(
           message.topic(),
           message.id(),
           e);
-      outcomes.stillUnknown(token, message.seq(), null, nextCheck(claim));
+      store.stillUnknown(token, message.seq(), null, nextCheck(claim));
       return false;
     }
     metrics.reconciled(message.topic(), answer.toString().replace("still ", ""));
     if (answer.resolution().isEmpty()) {
-      outcomes.stillUnknown(
-          token, message.seq(), answer.remoteRef().orElse(null), nextCheck(claim));
+      store.stillUnknown(token, message.seq(), answer.remoteRef().orElse(null), nextCheck(claim));
       return false;
     }
     Resolution resolution = answer.resolution().get();
     String reason = answer.reason().map(r -> "reconciled dead: " + r).orElse(null);
     boolean won =
-        outcomes.resolveClaimed(token, message.seq(), resolution, reason, config.clock().instant());
+        store.resolveClaimed(token, message.seq(), resolution, reason, config.clock().instant());
     log.info(
         "outbox message {} (topic {}) reconciled as {}{}",
         message.id(),

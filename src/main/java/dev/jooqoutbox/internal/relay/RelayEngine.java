@@ -1,7 +1,9 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.repository.DatabaseRelayStore;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.RelayStore;
 import dev.jooqoutbox.internal.repository.WakeupListener;
 import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.Wakeups;
@@ -50,16 +52,20 @@ public final class RelayEngine {
   private volatile Thread worker;
 
   public RelayEngine(RelayConfig config) {
+    this(config, new DatabaseRelayStore(new JooqOutboxRepository(config.dsl(), config.mapper())));
+  }
+
+  /** An engine on {@code store} instead of the database of {@code config} (tests: a model). */
+  RelayEngine(RelayConfig config, RelayStore store) {
     this.config = config;
-    JooqOutboxRepository repository = new JooqOutboxRepository(config.dsl(), config.mapper());
     this.metrics =
         config.meterRegistry() == null ? RelayMetrics.NONE : micrometer(config.meterRegistry());
     this.inFlight = new InFlight(config.claiming().maxInFlight());
     metrics.inFlight(inFlight::size);
     this.timers = config.timers() != null ? config.timers() : RelayTimers.onThreads();
     this.wakeup = new Wakeup(timers);
-    this.completer = new Completer(config, repository, metrics, inFlight, timers, this::settled);
-    this.producer = new Producer(config, repository, inFlight, metrics);
+    this.completer = new Completer(config, store, metrics, inFlight, timers, this::settled);
+    this.producer = new Producer(config, store, inFlight, metrics);
     this.threads = new HandlerThreads(config.handling().concurrency());
     this.watchdog = new Watchdog(config.handling().maxHandlingTime(), timers);
     this.lanes =
@@ -72,12 +78,12 @@ public final class RelayEngine {
             Tracing.of(config.openTelemetry()),
             stopping::get);
     this.order = lanes.order;
-    this.heartbeat = new Heartbeat(config, repository, inFlight);
-    this.housekeeping = new Housekeeping(config, repository, metrics, timers);
-    this.reconciler = new Reconciler(config, repository.outcomes(), metrics, wakeup::signal);
+    this.heartbeat = new Heartbeat(config, store, inFlight);
+    this.housekeeping = new Housekeeping(config, store, metrics, timers);
+    this.reconciler = new Reconciler(config, store, metrics, wakeup::signal);
     this.listener =
         config.claiming().listen()
-            ? repository.wakeupListener(wakeup::signal, Duration.ofSeconds(1))
+            ? store.wakeupListener(wakeup::signal, Duration.ofSeconds(1))
             : null;
   }
 

@@ -31,7 +31,7 @@ record Purger(DSLContext dsl) {
     if (batchSize <= 0) {
       throw new IllegalArgumentException("batchSize must be positive, was " + batchSize);
     }
-    return new PurgeRun(
+    return new BatchedPurgeRun(
         new PurgeBatches(dsl, OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT, cutoff, batchSize),
         new PurgeBatches(dsl, INBOX_MESSAGE, INBOX_MESSAGE.SEEN_AT, cutoff, batchSize));
   }
