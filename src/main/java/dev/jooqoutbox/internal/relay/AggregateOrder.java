@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -60,6 +61,22 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
     GIVE_BACK
   }
 
+  /**
+   * Bugs this class had or could have, each switched on only by a test, to show that the simulation
+   * of the order ({@code OrderSimulationTest}) finds it. None is ever on in a relay.
+   */
+  enum Fault {
+    /** A run claimed behind the aggregate's previous run starts at once (as 9527066 did). */
+    START_WITHOUT_WAITING,
+    /** A run that may have been claimed behind a row given back is not given back. */
+    NO_GIVEN_BACK_CHECK,
+    /**
+     * A settle that brings the rows of an aggregate in flight down to one run does not wake the
+     * producer that passed the aggregate over for holding more.
+     */
+    NO_WAKE_WHEN_A_RUN_IS_FREED
+  }
+
   /** The run that waited behind one that ended: to start, or to give back unstarted. */
   record Follower<R>(R run, boolean start) {}
 
@@ -96,6 +113,7 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
   }
 
   private final int maxRun;
+  private final Set<Fault> faults;
   private final Map<String, Aggregate<R>> aggregates = new HashMap<>();
   private final Map<R, Node<R>> running = new IdentityHashMap<>();
   // The last claim took less than it asked and no run of the greatest length: nothing more was
@@ -106,7 +124,13 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
    * @param maxRun the greatest run of one aggregate a claim takes
    */
   AggregateOrder(int maxRun) {
+    this(maxRun, Set.of());
+  }
+
+  /** A test's order with {@code faults} switched on. */
+  AggregateOrder(int maxRun, Set<Fault> faults) {
     this.maxRun = maxRun;
+    this.faults = Set.copyOf(faults);
   }
 
   /**
@@ -147,7 +171,7 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
   /** Decides what becomes of {@code run}, which the last claim took. */
   synchronized Admission admit(R run) {
     Aggregate<R> a = aggregate(run.aggregate());
-    if (run.firstSeq() > a.lowestGivenBack) {
+    if (run.firstSeq() > a.lowestGivenBack && !faults.contains(Fault.NO_GIVEN_BACK_CHECK)) {
       // Maybe claimed behind a row given back, which it would overtake. Not the aggregate's last
       // run: that stays the one before it in seq order, which may still be running.
       return Admission.GIVE_BACK;
@@ -156,7 +180,7 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
     Node<R> node = new Node<>(run);
     a.last = node;
     running.put(run, node);
-    if (previous == null || previous.ended) {
+    if (previous == null || previous.ended || faults.contains(Fault.START_WITHOUT_WAITING)) {
       return Admission.START;
     }
     previous.after = node;
@@ -213,9 +237,24 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
         a.open.add(m.seq());
       }
       int ahead = a.heldAhead();
-      claimable |= a.inFlight.isEmpty() || ahead <= maxRun && (aheadBefore > maxRun || pending);
+      boolean freed = aheadBefore > maxRun && !faults.contains(Fault.NO_WAKE_WHEN_A_RUN_IS_FREED);
+      claimable |= a.inFlight.isEmpty() || ahead <= maxRun && (freed || pending);
     }
     return claimable || !waitingForAnAggregate;
+  }
+
+  /**
+   * A reconciler of this relay resolved row {@code seq} of {@code aggregate}, whose unknown outcome
+   * had left it pending: sent or dead ({@code pending} false), it is no longer where a claim's walk
+   * over this relay's rows of the aggregate stops, so the rows ahead of it count again; retried, it
+   * is pending and still is. (A resolution written elsewhere, by an operator or another relay's
+   * reconciler, is learnt from the poll.)
+   */
+  synchronized void resolved(String aggregate, long seq, boolean pending) {
+    Aggregate<R> a = aggregates.get(aggregate);
+    if (a != null && !pending) {
+      a.open.remove(seq);
+    }
   }
 
   private Aggregate<R> aggregate(String aggregate) {

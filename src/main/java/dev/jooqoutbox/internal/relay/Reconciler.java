@@ -18,10 +18,15 @@ import org.slf4j.Logger;
  * most {@code reconcileMax} apart: a message that stays unknown costs fewer and fewer questions. A
  * reconciler that throws is treated as "still unknown", so it is asked again on the same schedule.
  * A resolution it writes unblocks the message's aggregate (sent or dead lets the next message go,
- * retry makes it pending again), so it tells the producer at once ({@code onResolved}) rather than
+ * retry makes it pending again), so it tells the relay at once ({@code onResolved}) rather than
  * leaving that to the next poll.
  */
-record Reconciler(RelayConfig config, RelayStore store, RelayMetrics metrics, Runnable onResolved) {
+record Reconciler(RelayConfig config, RelayStore store, RelayMetrics metrics, Resolved onResolved) {
+
+  /** Told of each resolution this reconciler wrote, on its thread. */
+  interface Resolved {
+    void resolved(OutboxMessage message, Resolution resolution);
+  }
 
   private static final Logger log = RelayLog.LOG;
   private static final Duration MAX_TICK = Duration.ofSeconds(1);
@@ -64,12 +69,12 @@ record Reconciler(RelayConfig config, RelayStore store, RelayMetrics metrics, Ru
               config.claiming().lease(),
               token,
               now);
-      int before = resolved;
       for (UnknownClaim claim : due) {
-        resolved += ask(token, claim) ? 1 : 0;
-      }
-      if (resolved > before) {
-        onResolved.run();
+        Resolution resolution = ask(token, claim);
+        if (resolution != null) {
+          resolved++;
+          onResolved.resolved(claim.message(), resolution);
+        }
       }
       if (due.size() < config.claiming().batchSize()) {
         break;
@@ -78,7 +83,8 @@ record Reconciler(RelayConfig config, RelayStore store, RelayMetrics metrics, Ru
     return resolved;
   }
 
-  private boolean ask(String token, UnknownClaim claim) {
+  /** Asks about {@code claim}; returns the resolution it wrote, or null when it wrote none. */
+  private Resolution ask(String token, UnknownClaim claim) {
     OutboxMessage message = claim.message();
     OutboxReconciler reconciler = config.reconciling().reconcilers().get(message.topic());
     Reconciliation answer;
@@ -95,12 +101,12 @@ record Reconciler(RelayConfig config, RelayStore store, RelayMetrics metrics, Ru
           message.id(),
           e);
       store.stillUnknown(token, message.seq(), null, nextCheck(claim));
-      return false;
+      return null;
     }
     metrics.reconciled(message.topic(), answer.toString().replace("still ", ""));
     if (answer.resolution().isEmpty()) {
       store.stillUnknown(token, message.seq(), answer.remoteRef().orElse(null), nextCheck(claim));
-      return false;
+      return null;
     }
     Resolution resolution = answer.resolution().get();
     String reason = answer.reason().map(r -> "reconciled dead: " + r).orElse(null);
@@ -112,7 +118,7 @@ record Reconciler(RelayConfig config, RelayStore store, RelayMetrics metrics, Ru
         message.topic(),
         answer,
         won ? "" : " too late: another resolution came first");
-    return won;
+    return won ? resolution : null;
   }
 
   /** As long again as the message has been unknown, within the reconcile backoff's bounds. */

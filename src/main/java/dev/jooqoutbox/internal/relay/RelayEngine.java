@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.internal.repository.DatabaseRelayStore;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.RelayStore;
@@ -80,11 +81,20 @@ public final class RelayEngine {
     this.order = lanes.order;
     this.heartbeat = new Heartbeat(config, store, inFlight);
     this.housekeeping = new Housekeeping(config, store, metrics, timers);
-    this.reconciler = new Reconciler(config, store, metrics, wakeup::signal);
+    this.reconciler = new Reconciler(config, store, metrics, this::resolved);
     this.listener =
         config.claiming().listen()
             ? store.wakeupListener(wakeup::signal, Duration.ofSeconds(1))
             : null;
+  }
+
+  /**
+   * A reconciler of this relay resolved {@code message}: the order learns that a row it took for
+   * pending (where a claim's walk stops) is sent or dead, unless retried, and the producer wakes.
+   */
+  private void resolved(OutboxMessage message, Resolution resolution) {
+    order.resolved(message.aggregate(), message.seq(), resolution == Resolution.RETRY);
+    wakeup.signal();
   }
 
   /**

@@ -1,6 +1,6 @@
 package dev.jooqoutbox.internal.relay;
 
-import dev.jooqoutbox.internal.relay.OrderStore.Row;
+import dev.jooqoutbox.OutboxMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,10 +20,10 @@ final class OrderRelay {
   /** A lane as the order sees it. */
   static final class Run implements AggregateOrder.Run {
     final String token;
-    final List<Row> rows;
+    final List<OutboxMessage> rows;
     int next;
 
-    Run(String token, List<Row> rows) {
+    Run(String token, List<OutboxMessage> rows) {
       this.token = token;
       this.rows = rows;
     }
@@ -35,28 +35,33 @@ final class OrderRelay {
 
     @Override
     public String aggregate() {
-      return rows.get(0).aggregate;
+      return rows.get(0).aggregate();
     }
 
     @Override
     public long firstSeq() {
-      return rows.get(0).seq;
+      return rows.get(0).seq();
     }
 
     @Override
     public String toString() {
-      return token + ":" + rows.stream().map(r -> r.seq).toList();
+      return token + ":" + rows.stream().map(OutboxMessage::seq).toList();
     }
   }
 
+  /** What became of a message: what its handler returned, or released unhandled. */
   enum Kind {
     SENT,
     RETRY,
     DEAD,
-    RELEASED
+    RELEASED,
+    /** The handler could not tell whether it delivered: held for a reconciler. */
+    UNKNOWN,
+    /** The handler asked for it again later, its attempt given back. */
+    RESCHEDULE
   }
 
-  record Outcome(Kind kind, String token, Row row) {}
+  record Outcome(Kind kind, String token, OutboxMessage row) {}
 
   enum Phase {
     IDLE,
@@ -73,16 +78,20 @@ final class OrderRelay {
   final List<Run> running = new ArrayList<>();
   final List<Outcome> outcomes = new ArrayList<>();
   Phase phase = Phase.IDLE;
-  private Set<String> held = Set.of();
+  private Map<String, Set<Long>> held = Map.of();
   private String token;
   private int asked;
-  private List<Row> taken = List.of();
+  private List<OutboxMessage> taken = List.of();
   Set<String> passedOver = Set.of();
   private int tokens;
   boolean idle;
   private boolean signalled;
 
-  OrderRelay(String name, OrderWorld world, OrderStore store) {
+  /** How far this relay's clock is ahead of the store's time (behind when negative), in seconds. */
+  final long skew;
+
+  OrderRelay(String name, OrderWorld world, OrderStore store, long skew) {
+    this.skew = skew;
     this.name = name;
     this.world = world;
     this.store = store;
@@ -91,12 +100,12 @@ final class OrderRelay {
 
   /** Loses everything in memory and starts again: its leases run out in the store. */
   void crash() {
-    order = new AggregateOrder<>(OrderWorld.MAX_RUN);
+    order = new AggregateOrder<>(OrderWorld.MAX_RUN, world.orderFaults);
     unsettled.clear();
     running.clear();
     outcomes.clear();
     phase = Phase.IDLE;
-    held = Set.of();
+    held = Map.of();
     taken = List.of();
     passedOver = Set.of();
     idle = false;
@@ -124,7 +133,7 @@ final class OrderRelay {
       return;
     }
     order.beforeClaim();
-    held = Set.copyOf(unsettled.keySet());
+    held = copy(unsettled);
     asked = Math.min(OrderWorld.BATCH, room);
     phase = Phase.BEGUN;
   }
@@ -132,24 +141,29 @@ final class OrderRelay {
   /** The claim's statement: leases the runs the claim's rule finds, in seq order, at most asked. */
   private void takeSnapshot() {
     token = name + "." + lives + "." + (++tokens);
-    taken = store.claimable(held).stream().limit(asked).toList();
-    passedOver = Set.copyOf(store.overHeld);
+    passedOver = store.passedOver(held.keySet());
+    taken = store.claim(token, asked, held, skew);
     world.checkTaken(this, taken);
-    taken.forEach(r -> store.lease(r, token));
     // In flight from here on (InFlight.claimed, as the claim returns): the heartbeat extends it.
     if (!taken.isEmpty()) {
       Set<Long> seqs = unsettled.computeIfAbsent(token, t -> new HashSet<>());
-      taken.forEach(r -> seqs.add(r.seq));
+      taken.forEach(r -> seqs.add(r.seq()));
     }
     phase = Phase.TAKEN;
   }
 
+  private static Map<String, Set<Long>> copy(Map<String, Set<Long>> unsettled) {
+    Map<String, Set<Long>> copy = new HashMap<>();
+    unsettled.forEach((token, seqs) -> copy.put(token, Set.copyOf(seqs)));
+    return copy;
+  }
+
   private void admit() {
     phase = Phase.IDLE;
-    boolean again = order.claimed(token, asked, taken.stream().map(Row::message).toList());
-    Map<String, List<Row>> byAggregate = new LinkedHashMap<>();
-    taken.forEach(r -> byAggregate.computeIfAbsent(r.aggregate, a -> new ArrayList<>()).add(r));
-    for (List<Row> run : byAggregate.values()) {
+    boolean again = order.claimed(token, asked, taken);
+    Map<String, List<OutboxMessage>> byAggregate = new LinkedHashMap<>();
+    taken.forEach(r -> byAggregate.computeIfAbsent(r.aggregate(), a -> new ArrayList<>()).add(r));
+    for (List<OutboxMessage> run : byAggregate.values()) {
       Run lane = new Run(token, run);
       switch (order.admit(lane)) {
         case START -> start(lane);
@@ -194,7 +208,7 @@ final class OrderRelay {
       return;
     }
     Run lane = running.get(i % running.size());
-    Row row = lane.rows.get(lane.next);
+    OutboxMessage row = lane.rows.get(lane.next);
     world.handlerStarts(this, lane, row, kind == Kind.SENT);
     if (kind == Kind.SENT) {
       outcomes.add(new Outcome(Kind.SENT, lane.token, row));
@@ -202,7 +216,7 @@ final class OrderRelay {
         end(lane, true, List.of());
       }
     } else {
-      outcomes.add(new Outcome(kind == Kind.DEAD ? Kind.DEAD : Kind.RETRY, lane.token, row));
+      outcomes.add(new Outcome(kind, lane.token, row));
       giveBack(lane, lane.next + 1, lane.next);
     }
   }
@@ -216,11 +230,11 @@ final class OrderRelay {
   }
 
   private void giveBack(Run lane, int release, int undelivered) {
-    for (Row r : lane.rows.subList(release, lane.rows.size())) {
+    for (OutboxMessage r : lane.rows.subList(release, lane.rows.size())) {
       outcomes.add(new Outcome(Kind.RELEASED, lane.token, r));
     }
     List<Long> seqs =
-        lane.rows.subList(undelivered, lane.rows.size()).stream().map(r -> r.seq).toList();
+        lane.rows.subList(undelivered, lane.rows.size()).stream().map(OutboxMessage::seq).toList();
     end(lane, false, seqs);
   }
 
@@ -243,24 +257,23 @@ final class OrderRelay {
       return;
     }
     Outcome o = outcomes.remove(i % outcomes.size());
-    Row row = o.row();
-    if (o.token().equals(row.lease)) { // each write is a compare-and-swap on the claim token
-      row.lease = null;
-      switch (o.kind()) {
-        case SENT -> row.state = OrderStore.State.SENT;
-        case RETRY -> row.ready = false;
-        case DEAD -> row.state = OrderStore.State.DEAD;
-        case RELEASED -> row.ready = true;
-      }
+    OutboxMessage row = o.row();
+    switch (o.kind()) {
+      case SENT -> store.sent(o.token(), row.seq());
+      case RETRY -> store.retry(o.token(), row.seq());
+      case DEAD -> store.dead(o.token(), row.seq());
+      case RELEASED -> store.release(o.token(), row.seq());
+      case UNKNOWN -> store.unknown(o.token(), row.seq(), skew);
+      case RESCHEDULE -> store.reschedule(o.token(), row.seq(), skew);
     }
-    world.settled(row);
+    world.settled(row.seq());
     Set<Long> seqs = unsettled.get(o.token());
-    seqs.remove(row.seq);
+    seqs.remove(row.seq());
     if (seqs.isEmpty()) {
       unsettled.remove(o.token());
     }
-    boolean pending = o.kind() == Kind.RETRY || o.kind() == Kind.RELEASED;
-    if (order.settled(o.token(), List.of(row.message()), pending)) {
+    boolean pending = o.kind() != Kind.SENT && o.kind() != Kind.DEAD;
+    if (order.settled(o.token(), List.of(row), pending)) {
       signal();
     }
   }

@@ -1,8 +1,10 @@
 package dev.jooqoutbox.internal.relay;
 
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.internal.relay.OrderRelay.Kind;
-import dev.jooqoutbox.internal.relay.OrderStore.Row;
-import dev.jooqoutbox.internal.relay.OrderStore.State;
+import dev.jooqoutbox.testing.ModelRow;
+import dev.jooqoutbox.testing.ReferenceStore;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -24,8 +26,20 @@ final class OrderWorld {
   static final int WINDOW = 6;
   static final long LEASE = 10;
 
-  final OrderStore store = new OrderStore(MAX_RUN, LEASE);
+  /** The relays' clocks are this far off the store's time, ahead or behind: 4 s apart. */
+  static final long SKEW = 2;
+
+  /** Faults of the world itself, for the simulation's tests. */
+  enum Fault {
+    /** The relays' clocks 12 s apart, more than the 10 s lease (the documented limit: half). */
+    SKEW_PAST_THE_LIMIT
+  }
+
+  private final long skew;
+
+  final OrderStore store;
   final List<OrderRelay> relays = new ArrayList<>();
+  final Set<AggregateOrder.Fault> orderFaults;
   // Handled with success, the outcome not written yet: by which relay.
   private final Map<Long, OrderRelay> handledOk = new HashMap<>();
   private final Map<Long, Integer> successes = new HashMap<>();
@@ -34,12 +48,32 @@ final class OrderWorld {
   int handlerStarts;
 
   OrderWorld(int messages, int relays) {
+    this(messages, relays, Set.of(), OrderStore.AGGREGATES.size());
+  }
+
+  /**
+   * A world with {@code faults} switched on ({@link AggregateOrder.Fault}s in every relay's order,
+   * {@link ReferenceStore.Fault}s in the store): a simulation must then fail. The first {@code
+   * messages} go to {@code aggregates} aggregates (1: all to one, a hot aggregate).
+   */
+  OrderWorld(int messages, int relays, Set<? extends Enum<?>> faults, int aggregates) {
+    this.orderFaults = faultsOf(faults, AggregateOrder.Fault.class);
+    this.skew = faults.contains(Fault.SKEW_PAST_THE_LIMIT) ? 3 * SKEW : SKEW;
+    this.store = new OrderStore(MAX_RUN, LEASE, faultsOf(faults, ReferenceStore.Fault.class));
     for (int r = 0; r < relays; r++) {
-      this.relays.add(new OrderRelay("r" + r, this, store));
+      // Several relays: their clocks 4 s apart, of a 10 s lease (tolerated: below half of it).
+      long off = relays == 1 ? 0 : (r % 2 == 0 ? -skew : skew);
+      this.relays.add(new OrderRelay("r" + r, this, store, off));
     }
     for (int i = 0; i < messages; i++) {
-      write(i * 7 % OrderStore.AGGREGATES.size());
+      write(i * 7 % aggregates);
     }
+  }
+
+  private static <E extends Enum<E>> Set<E> faultsOf(Set<? extends Enum<?>> faults, Class<E> kind) {
+    Set<E> of = new HashSet<>();
+    faults.stream().filter(kind::isInstance).map(kind::cast).forEach(of::add);
+    return of;
   }
 
   OrderRelay relay(int i) {
@@ -54,11 +88,34 @@ final class OrderWorld {
 
   /** A failed message's backoff ends; the poll wakes every relay. */
   void backoffEnds(int i) {
-    List<Row> backingOff = store.backingOff();
+    List<ModelRow> backingOff = store.backingOff();
     if (!backingOff.isEmpty()) {
-      backingOff.get(i % backingOff.size()).ready = true;
+      store.endBackoff(backingOff.get(i % backingOff.size()));
     }
     relays.forEach(OrderRelay::signal);
+  }
+
+  /**
+   * A reconciler resolves the oldest outcome-unknown message due: sent, retried or dead by {@code
+   * i}; every relay's order learns of it and every relay wakes, as the relay whose reconciler it is
+   * does (with several relays, the others would learn from their poll). It runs on the clock
+   * furthest ahead, so that every unknown outcome is due for it.
+   */
+  void reconcile(int i) {
+    reconcile(Resolution.values()[i % Resolution.values().length]);
+  }
+
+  private boolean reconcile(Resolution resolution) {
+    OutboxMessage message = store.reconcile(resolution, skew);
+    if (message == null) {
+      return false;
+    }
+    log("reconciled " + message.seq() + " " + resolution);
+    for (OrderRelay relay : relays) {
+      relay.order.resolved(message.aggregate(), message.seq(), resolution == Resolution.RETRY);
+      relay.signal();
+    }
+    return true;
   }
 
   /** Relay {@code i} crashes and starts again with nothing; its leases run out. */
@@ -72,28 +129,29 @@ final class OrderWorld {
 
   /** Time moves on by 1 to 3; the heartbeat of every relay extends the leases it holds. */
   void tick(int i) {
-    store.now += 1 + i % 3;
-    relays.forEach(r -> store.extend(r.unsettled.keySet()));
+    store.advance(1 + i % 3);
+    relays.forEach(r -> store.extend(r.unsettled, r.skew));
   }
 
   void log(String event) {
     log.add(event);
   }
 
-  void settled(Row row) {
-    handledOk.remove(row.seq);
+  void settled(long seq) {
+    handledOk.remove(seq);
   }
 
   /**
    * A claim of {@code relay} takes {@code taken}: none of it is in flight at another relay (whose
    * lease would then still run, the heartbeat keeping it).
    */
-  void checkTaken(OrderRelay relay, List<Row> taken) {
+  void checkTaken(OrderRelay relay, List<OutboxMessage> taken) {
     for (OrderRelay other : relays) {
-      for (Row r : taken) {
-        if (other != relay && other.unsettled.values().stream().anyMatch(s -> s.contains(r.seq))) {
+      for (OutboxMessage r : taken) {
+        if (other != relay
+            && other.unsettled.values().stream().anyMatch(s -> s.contains(r.seq()))) {
           throw new AssertionError(
-              relay + " claimed " + r.seq + ", in flight at " + other + "; " + log);
+              relay + " claimed " + r.seq() + ", in flight at " + other + "; " + log);
         }
       }
     }
@@ -104,32 +162,35 @@ final class OrderWorld {
    * row of its aggregate is sent, dead, or handled with success and its outcome not written yet;
    * the row itself is not.
    */
-  void handlerStarts(OrderRelay relay, OrderRelay.Run lane, Row row, boolean succeeds) {
+  void handlerStarts(
+      OrderRelay relay, OrderRelay.Run lane, OutboxMessage message, boolean succeeds) {
     handlerStarts++;
-    if (!store.leasedTo(row, lane.token)) {
-      throw new AssertionError(relay + " handles " + row.seq + " without its lease; " + log);
+    long seq = message.seq();
+    if (!store.leasedTo(seq, lane.token)) {
+      throw new AssertionError(relay + " handles " + seq + " without its lease; " + log);
     }
-    for (Row older : store.rows.headMap(row.seq, false).values()) {
-      if (older.aggregate.equals(row.aggregate)
-          && older.state == State.PENDING
-          && !handledOk.containsKey(older.seq)) {
+    for (ModelRow older : store.rows.rows()) {
+      if (older.seq() < seq
+          && older.aggregate().equals(message.aggregate())
+          && older.pending()
+          && !handledOk.containsKey(older.seq())) {
         throw new AssertionError(
             "message "
-                + row.seq
+                + seq
                 + " of "
-                + row.aggregate
+                + message.aggregate()
                 + " started before "
-                + older.seq
+                + older.seq()
                 + " was delivered; "
                 + log);
       }
     }
-    if (row.state != State.PENDING || handledOk.containsKey(row.seq)) {
-      throw new AssertionError("message " + row.seq + " handled again; " + log);
+    if (!store.rows.row(seq).pending() || handledOk.containsKey(seq)) {
+      throw new AssertionError("message " + seq + " handled again; " + log);
     }
     if (succeeds) {
-      handledOk.put(row.seq, relay);
-      successes.merge(row.seq, 1, Integer::sum);
+      handledOk.put(seq, relay);
+      successes.merge(seq, 1, Integer::sum);
     }
   }
 
@@ -153,13 +214,13 @@ final class OrderWorld {
     relay
         .unsettled
         .values()
-        .forEach(s -> s.forEach(q -> inFlight.add(store.rows.get(q).aggregate)));
-    for (Row r : store.claimable(Set.copyOf(relay.unsettled.keySet()))) {
-      if (!inFlight.contains(r.aggregate) || relay.passedOver.contains(r.aggregate)) {
+        .forEach(s -> s.forEach(q -> inFlight.add(store.rows.row(q).aggregate())));
+    for (ModelRow r : store.claimable(relay.unsettled)) {
+      if (!inFlight.contains(r.aggregate()) || relay.passedOver.contains(r.aggregate())) {
         throw new AssertionError(
             "the producer sleeps while a claim would find message "
-                + r.seq
-                + (inFlight.contains(r.aggregate)
+                + r.seq()
+                + (inFlight.contains(r.aggregate())
                     ? ", passed over by the last claim"
                     : ", nothing of its aggregate in flight")
                 + "; "
@@ -186,10 +247,12 @@ final class OrderWorld {
         writes.settle(0);
       } else if (producing != null) {
         producing.produce();
+      } else if (reconcile(Resolution.SENT)) {
+        log("quiesce: an unknown outcome resolved");
       } else if (!store.backingOff().isEmpty()) {
         backoffEnds(0);
       } else if (store.anyLeaseRuns()) {
-        store.now += LEASE; // only a crashed relay's leases are left: let them run out
+        store.advance(LEASE); // only a crashed relay's leases are left: let them run out
         relays.forEach(OrderRelay::signal);
       } else if (relays.size() > 1 && !store.pending().isEmpty()) {
         relays.forEach(OrderRelay::signal); // the poll
