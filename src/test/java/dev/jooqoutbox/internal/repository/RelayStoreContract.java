@@ -271,6 +271,44 @@ abstract class RelayStoreContract {
     assertThat(again.get(0).attempt()).isEqualTo(1);
   }
 
+  @Test
+  void theReconcilerTakesOnlyDueUnknownRowsOfItsTopicsInSeqOrderUpToItsLimit() {
+    long a1 = write("a");
+    long b1 = write("b");
+    long c1 = write("c");
+    long d1 = subject.write("d", "other", Duration.ZERO);
+    claim("token-1", 10, 1);
+    store()
+        .claim(new ClaimRequest(Set.of("other"), 10, 1, LEASE, "token-1", now(), HeldClaims.NONE));
+    store().markUnknown("token-1", c1, null, "timeout", now(), now());
+    store().markUnknown("token-1", a1, null, "timeout", now(), now());
+    store().markUnknown("token-1", b1, null, "timeout", now(), now().plusSeconds(60));
+    store().markUnknown("token-1", d1, null, "timeout", now(), now());
+
+    assertThat(store().claimDueUnknown(TOPICS, 1, LEASE, "token-2", now()))
+        .extracting(u -> u.message().seq())
+        .containsExactly(a1);
+    assertThat(store().claimDueUnknown(TOPICS, 10, LEASE, "token-3", now()))
+        .extracting(u -> u.message().seq())
+        .containsExactly(c1);
+    assertThat(store().unknownCount()).isEqualTo(4);
+  }
+
+  @Test
+  void aClaimOfNoTopicOrNoRoomTakesNothingAndMarkSentCountsOnlyWhatTheTokenOwns() {
+    long a1 = write("a");
+    long b1 = write("b");
+    assertThat(store().claim(new ClaimRequest(Set.of(), 10, 1, LEASE, "t", now(), HeldClaims.NONE)))
+        .isEmpty();
+    assertThat(claim("token-1", 0, 1)).isEmpty();
+    claim("token-1", 1, 1);
+    claim("token-2", 1, 1);
+
+    assertThat(store().markSent("token-1", List.of(a1, b1), now())).isEqualTo(1);
+    assertThat(row(b1).sentAt()).isNull();
+    assertThat(row(b1).claimToken()).isEqualTo("token-2");
+  }
+
   // ------------------------------------------------------------------ housekeeping
 
   @Test
@@ -306,6 +344,23 @@ abstract class RelayStoreContract {
     assertThat(row(b1)).isNull();
     assertThat(row(c1)).isNotNull();
     assertThat(row(d1)).isNotNull();
+  }
+
+  @Test
+  void thePurgeKeepsDeadLettersAndPendingRowsHoweverOld() {
+    long a1 = write("a");
+    long b1 = write("b");
+    claim("token-1", 10, 1);
+    store().deadLetter("token-1", a1, "bad", now());
+    subject.clock().advance(Duration.ofDays(30));
+
+    PurgeRun purge = store().startPurge(now(), 10);
+    while (purge.next()) {
+      // one batch a call
+    }
+    assertThat(purge.deleted().outboxDeleted()).isZero();
+    assertThat(row(a1).deadAt()).isNotNull();
+    assertThat(row(b1)).isNotNull();
   }
 
   // ------------------------------------------------------------------ helpers
