@@ -41,7 +41,9 @@ public final class ReferenceStore implements RelayStore {
     /** A run passes over a pending row it cannot take (backing off) instead of ending before it. */
     RUN_OVER_A_ROW_NOT_READY,
     /** A claim takes a row whose lease still runs (the skip-locked check dropped). */
-    TAKE_A_RUNNING_LEASE
+    TAKE_A_RUNNING_LEASE,
+    /** A settle changes a pending row whatever its claim token: after the lease was taken over. */
+    SETTLE_WITHOUT_TOKEN
   }
 
   private final Clock clock;
@@ -319,8 +321,9 @@ public final class ReferenceStore implements RelayStore {
   /** Applies {@code change} to the row {@code seq} when its lease is {@code token}'s; ends it. */
   private boolean settle(
       String token, long seq, java.util.function.UnaryOperator<RowBuilder> change) {
-    return update(
-        seq, r -> r.ownedBy(token), r -> change.apply(copy(r)).claimToken(null).lockedUntil(null));
+    Predicate<ModelRow> owned =
+        faults.contains(Fault.SETTLE_WITHOUT_TOKEN) ? ModelRow::pending : r -> r.ownedBy(token);
+    return update(seq, owned, r -> change.apply(copy(r)).claimToken(null).lockedUntil(null));
   }
 
   private boolean update(

@@ -1,6 +1,7 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.testing.ModelRow;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -63,6 +64,9 @@ final class OrderRelay {
 
   record Outcome(Kind kind, String token, OutboxMessage row) {}
 
+  /** A message handled with success by {@code relay} in claim {@code token}. */
+  record Handled(OrderRelay relay, String token) {}
+
   enum Phase {
     IDLE,
     BEGUN,
@@ -89,6 +93,18 @@ final class OrderRelay {
 
   /** How far this relay's clock is ahead of the store's time (behind when negative), in seconds. */
   final long skew;
+
+  /**
+   * Its heartbeat is stuck (a long pause, the database out of its reach) while its lanes and
+   * completer go on: its leases may run out and another relay take its rows over.
+   */
+  boolean stalled;
+
+  /** The claims of this relay whose rows another relay took over after their leases ran out. */
+  final Set<String> lapsed = new HashSet<>();
+
+  /** The claims of this relay in flight while its heartbeat stalled: their leases may run out. */
+  final Set<String> mayLapse = new HashSet<>();
 
   OrderRelay(String name, OrderWorld world, OrderStore store, long skew) {
     this.skew = skew;
@@ -143,6 +159,9 @@ final class OrderRelay {
     token = name + "." + lives + "." + (++tokens);
     passedOver = store.passedOver(held.keySet());
     taken = store.claim(token, asked, held, skew);
+    if (stalled) {
+      mayLapse.add(token);
+    }
     world.checkTaken(this, taken);
     // In flight from here on (InFlight.claimed, as the claim returns): the heartbeat extends it.
     if (!taken.isEmpty()) {
@@ -258,6 +277,7 @@ final class OrderRelay {
     }
     Outcome o = outcomes.remove(i % outcomes.size());
     OutboxMessage row = o.row();
+    ModelRow before = store.rows.row(row.seq());
     switch (o.kind()) {
       case SENT -> store.sent(o.token(), row.seq());
       case RETRY -> store.retry(o.token(), row.seq());
@@ -266,7 +286,26 @@ final class OrderRelay {
       case UNKNOWN -> store.unknown(o.token(), row.seq(), skew);
       case RESCHEDULE -> store.reschedule(o.token(), row.seq(), skew);
     }
-    world.settled(row.seq());
+    if (before != null && !o.token().equals(before.claimToken())) {
+      ModelRow after = store.rows.row(row.seq());
+      if (!before.equals(after)) {
+        world.fail(
+            this
+                + "'s "
+                + o.kind()
+                + " of "
+                + row.seq()
+                + " changed it, leased to "
+                + before.claimToken()
+                + ": "
+                + before
+                + " -> "
+                + after);
+      }
+    }
+    if (before != null && o.token().equals(before.claimToken())) {
+      world.settled(row.seq(), o.token());
+    } // else the row was taken over: a success stays a delivery, another one may follow
     Set<Long> seqs = unsettled.get(o.token());
     seqs.remove(row.seq());
     if (seqs.isEmpty()) {

@@ -50,7 +50,10 @@ final class OrderSimulation {
 
   static final Map<String, Integer> WEIGHTS = new LinkedHashMap<>();
 
-  /** Every step by name: the relay's, and a crash and a tick of the time (two relays only). */
+  /**
+   * Every step by name: the relay's, and (two relays only) a crash, a tick of the time, and a
+   * heartbeat that stalls or goes on again.
+   */
   static final Map<String, Step> STEPS = new LinkedHashMap<>();
 
   static {
@@ -71,6 +74,8 @@ final class OrderSimulation {
     WEIGHTS.put("crash", 1);
     STEPS.put("tick", OrderWorld::tick);
     WEIGHTS.put("tick", 2);
+    STEPS.put("stall", OrderWorld::stall);
+    WEIGHTS.put("stall", 1);
   }
 
   /** The greatest index a step is given (as AggregateOrderTest's chains). */

@@ -41,7 +41,10 @@ final class OrderWorld {
   final List<OrderRelay> relays = new ArrayList<>();
   final Set<AggregateOrder.Fault> orderFaults;
   // Handled with success, the outcome not written yet: by which relay.
-  private final Map<Long, OrderRelay> handledOk = new HashMap<>();
+  // Handled with success, the outcome not written yet: by which relay, in which claim.
+  // (Several claims may have: a claim taken over after its lease ran out, and the one that took
+  // it.)
+  private final Map<Long, Set<OrderRelay.Handled>> handledOk = new HashMap<>();
   private final Map<Long, Integer> successes = new HashMap<>();
   private final List<String> log = new ArrayList<>();
   private int crashes;
@@ -118,10 +121,27 @@ final class OrderWorld {
     return true;
   }
 
+  /**
+   * Relay {@code i}'s heartbeat stalls, or goes on again: while it stalls the relay extends none of
+   * its leases, and its lanes and completer go on.
+   */
+  void stall(int i) {
+    OrderRelay relay = relay(i);
+    relay.stalled = !relay.stalled;
+    relay.mayLapse.addAll(relay.unsettled.keySet());
+    log((relay.stalled ? "stalls " : "goes on ") + relay);
+  }
+
+  /** Fails the run with {@code what} and the log so far. */
+  void fail(String what) {
+    throw new AssertionError(what + "; " + log);
+  }
+
   /** Relay {@code i} crashes and starts again with nothing; its leases run out. */
   void crash(int i) {
     OrderRelay relay = relay(i);
-    handledOk.values().removeIf(r -> r == relay);
+    handledOk.values().forEach(handled -> handled.removeIf(h -> h.relay() == relay));
+    handledOk.values().removeIf(Set::isEmpty);
     relay.crash();
     crashes++;
     log("crash " + relay);
@@ -130,28 +150,40 @@ final class OrderWorld {
   /** Time moves on by 1 to 3; the heartbeat of every relay extends the leases it holds. */
   void tick(int i) {
     store.advance(1 + i % 3);
-    relays.forEach(r -> store.extend(r.unsettled, r.skew));
+    relays.stream().filter(r -> !r.stalled).forEach(r -> store.extend(r.unsettled, r.skew));
   }
 
   void log(String event) {
     log.add(event);
   }
 
-  void settled(long seq) {
-    handledOk.remove(seq);
+  /** The outcome of {@code seq} in claim {@code token} is written (or lost the race to another). */
+  void settled(long seq, String token) {
+    handledOk.computeIfPresent(
+        seq,
+        (k, handled) -> {
+          handled.removeIf(h -> h.token().equals(token));
+          return handled.isEmpty() ? null : handled;
+        });
   }
 
   /**
-   * A claim of {@code relay} takes {@code taken}: none of it is in flight at another relay (whose
-   * lease would then still run, the heartbeat keeping it).
+   * A claim of {@code relay} takes {@code taken}: none of it is in flight in another claim, of this
+   * relay or another, unless that claim's heartbeat stalled (its lease may have run out, and the
+   * claim is then taken over: its deliveries may repeat and overlap). A claim whose heartbeat kept
+   * going keeps its lease.
    */
   void checkTaken(OrderRelay relay, List<OutboxMessage> taken) {
-    for (OrderRelay other : relays) {
-      for (OutboxMessage r : taken) {
-        if (other != relay
-            && other.unsettled.values().stream().anyMatch(s -> s.contains(r.seq()))) {
-          throw new AssertionError(
-              relay + " claimed " + r.seq() + ", in flight at " + other + "; " + log);
+    for (OrderRelay holder : relays) {
+      for (Map.Entry<String, Set<Long>> claim : holder.unsettled.entrySet()) {
+        for (OutboxMessage r : taken) {
+          if (!claim.getValue().contains(r.seq())) {
+            continue;
+          }
+          if (!holder.mayLapse.contains(claim.getKey())) {
+            fail(relay + " claimed " + r.seq() + ", in flight at " + holder);
+          }
+          holder.lapsed.add(claim.getKey()); // its lease ran out while its heartbeat stalled
         }
       }
     }
@@ -166,32 +198,48 @@ final class OrderWorld {
       OrderRelay relay, OrderRelay.Run lane, OutboxMessage message, boolean succeeds) {
     handlerStarts++;
     long seq = message.seq();
-    if (!store.leasedTo(seq, lane.token)) {
-      throw new AssertionError(relay + " handles " + seq + " without its lease; " + log);
+    if (succeeds) {
+      successes.merge(seq, 1, Integer::sum);
+    }
+    if (relay.lapsed.contains(lane.token)) {
+      // Its lease ran out and another claim took the row over: a second delivery, which may
+      // overlap the first and overtake its order (guarantees.md, "What breaks the order"). A
+      // success is still a delivery, which the messages behind it may follow.
+      if (succeeds) {
+        handled(seq, relay, lane.token);
+      }
+      return;
+    }
+    if (!store.leasedTo(seq, lane.token) && !relay.mayLapse.contains(lane.token)) {
+      fail(relay + " handles " + seq + " without its lease");
     }
     for (ModelRow older : store.rows.rows()) {
       if (older.seq() < seq
           && older.aggregate().equals(message.aggregate())
           && older.pending()
           && !handledOk.containsKey(older.seq())) {
-        throw new AssertionError(
+        fail(
             "message "
                 + seq
                 + " of "
                 + message.aggregate()
                 + " started before "
                 + older.seq()
-                + " was delivered; "
-                + log);
+                + " was delivered");
       }
     }
-    if (!store.rows.row(seq).pending() || handledOk.containsKey(seq)) {
-      throw new AssertionError("message " + seq + " handled again; " + log);
+    Set<OrderRelay.Handled> before = handledOk.getOrDefault(seq, Set.of());
+    boolean byLapsedClaims = before.stream().allMatch(h -> h.relay().lapsed.contains(h.token()));
+    if (!store.rows.row(seq).pending() || !byLapsedClaims) {
+      fail("message " + seq + " handled again");
     }
     if (succeeds) {
-      handledOk.put(seq, relay);
-      successes.merge(seq, 1, Integer::sum);
+      handled(seq, relay, lane.token);
     }
+  }
+
+  private void handled(long seq, OrderRelay relay, String token) {
+    handledOk.computeIfAbsent(seq, k -> new HashSet<>()).add(new OrderRelay.Handled(relay, token));
   }
 
   /**
@@ -237,6 +285,7 @@ final class OrderWorld {
    * after a crash, at most a window's worth per crash.
    */
   void quiesce(int steps) {
+    relays.forEach(r -> r.stalled = false);
     for (int step = 0; step < steps; step++) {
       OrderRelay lanes = first(r -> !r.running.isEmpty());
       OrderRelay writes = first(r -> !r.outcomes.isEmpty());
@@ -267,9 +316,16 @@ final class OrderWorld {
           "after " + steps + " steps without faults, still pending: " + left + "; " + log);
     }
     int duplicates = duplicates();
-    if (duplicates > crashes * WINDOW) {
+    int lapses = relays.stream().mapToInt(r -> r.lapsed.size()).sum();
+    if (duplicates > (crashes + lapses) * WINDOW) {
       throw new AssertionError(
-          duplicates + " messages handled twice after " + crashes + " crashes; " + log);
+          duplicates
+              + " messages handled twice after "
+              + crashes
+              + " crashes and "
+              + lapses
+              + " claims taken over; "
+              + log);
     }
   }
 
