@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 
 /**
@@ -22,6 +23,12 @@ record Heartbeat(RelayConfig config, RelayStore store, InFlight inFlight) {
   private static final Logger log = RelayLog.LOG;
   private static final int SEQS_PER_STATEMENT = 1000;
 
+  /** Test-only switches that bring back bugs, for the simulation to find them. */
+  enum Fault {
+    /** Extends a lease only once half of it is gone, as the heartbeat once did. */
+    EXTEND_AT_HALF
+  }
+
   /**
    * Beats on its own timer until the timers close: a beat may wait on the database (a lock, a slow
    * statement), and nothing else that is due may wait behind it.
@@ -31,7 +38,23 @@ record Heartbeat(RelayConfig config, RelayStore store, InFlight inFlight) {
   }
 
   private Duration period() {
-    return config.claiming().lease().dividedBy(6);
+    return period(config.claiming().lease());
+  }
+
+  /** How often the heartbeat beats: a sixth of the lease. */
+  static Duration period(Duration lease) {
+    return lease.dividedBy(6);
+  }
+
+  /**
+   * Whether a beat at {@code now} extends a claim whose lease ends at {@code leaseEnd}: once it is
+   * at least a beat old. A younger one is left to the next beat, so a fast drain writes no
+   * extension of the claims it settles within a beat.
+   */
+  static boolean due(Instant leaseEnd, Instant now, Duration lease, Set<Fault> faults) {
+    Duration left =
+        faults.contains(Fault.EXTEND_AT_HALF) ? lease.dividedBy(2) : lease.minus(period(lease));
+    return !leaseEnd.isAfter(now.plus(left));
   }
 
   void beat() {
@@ -40,14 +63,12 @@ record Heartbeat(RelayConfig config, RelayStore store, InFlight inFlight) {
       return;
     }
     Instant now = config.clock().instant();
-    Instant until = now.plus(config.claiming().lease());
-    // Every claim at least a beat old; a younger one is left to the next beat, so a fast drain
-    // writes no extension of the claims it settles within a beat.
-    Instant youngest = until.minus(period());
+    Duration lease = config.claiming().lease();
+    Instant until = now.plus(lease);
     List<String> tokens = new ArrayList<>();
     claims.forEach(
         (token, claim) -> {
-          if (!claim.leaseEnd.isAfter(youngest)) {
+          if (due(claim.leaseEnd, now, lease, Set.of())) {
             tokens.add(token);
           }
         });

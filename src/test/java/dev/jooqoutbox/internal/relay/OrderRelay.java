@@ -2,6 +2,7 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.testing.ModelRow;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -79,6 +80,12 @@ final class OrderRelay {
   private int lives;
   AggregateOrder<Run> order;
   final Map<String, Set<Long>> unsettled = new HashMap<>();
+  // When each claim's lease ends, as this relay knows it (InFlight.Claim.leaseEnd).
+  private final Map<String, Instant> leaseEnds = new HashMap<>();
+
+  /** When its heartbeat beats next, in the store's time. */
+  Instant nextBeat;
+
   final List<Run> running = new ArrayList<>();
   final List<Outcome> outcomes = new ArrayList<>();
   Phase phase = Phase.IDLE;
@@ -118,6 +125,8 @@ final class OrderRelay {
   void crash() {
     order = new AggregateOrder<>(OrderWorld.MAX_RUN, world.orderFaults);
     unsettled.clear();
+    leaseEnds.clear();
+    nextBeat = store.now().plus(Heartbeat.period(store.lease()));
     running.clear();
     outcomes.clear();
     phase = Phase.IDLE;
@@ -167,6 +176,7 @@ final class OrderRelay {
     if (!taken.isEmpty()) {
       Set<Long> seqs = unsettled.computeIfAbsent(token, t -> new HashSet<>());
       taken.forEach(r -> seqs.add(r.seq()));
+      leaseEnds.put(token, store.now(skew).plus(store.lease()));
     }
     phase = Phase.TAKEN;
   }
@@ -310,10 +320,33 @@ final class OrderRelay {
     seqs.remove(row.seq());
     if (seqs.isEmpty()) {
       unsettled.remove(o.token());
+      leaseEnds.remove(o.token());
     }
     boolean pending = o.kind() != Kind.SENT && o.kind() != Kind.DEAD;
     if (order.settled(o.token(), List.of(row), pending)) {
       signal();
+    }
+  }
+
+  /**
+   * A beat of the heartbeat, unless it stalls: the engine's rule ({@link Heartbeat#due}) picks the
+   * claims it extends, a full lease from now on this relay's clock.
+   */
+  void beat(Set<Heartbeat.Fault> faults) {
+    if (stalled) {
+      return;
+    }
+    Instant now = store.now(skew);
+    Map<String, Set<Long>> due = new HashMap<>();
+    unsettled.forEach(
+        (t, seqs) -> {
+          if (Heartbeat.due(leaseEnds.get(t), now, store.lease(), faults)) {
+            due.put(t, seqs);
+          }
+        });
+    if (!due.isEmpty()) {
+      store.extend(due, skew);
+      due.keySet().forEach(t -> leaseEnds.put(t, now.plus(store.lease())));
     }
   }
 

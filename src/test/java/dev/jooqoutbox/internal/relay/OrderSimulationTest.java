@@ -57,7 +57,8 @@ class OrderSimulationTest {
         new Bug(ReferenceStore.Fault.RUN_OVER_A_ROW_NOT_READY, Shape.ONE_RELAY),
         new Bug(ReferenceStore.Fault.TAKE_A_RUNNING_LEASE, Shape.TWO_RELAYS),
         new Bug(OrderWorld.Fault.SKEW_PAST_THE_LIMIT, Shape.TWO_RELAYS),
-        new Bug(ReferenceStore.Fault.SETTLE_WITHOUT_TOKEN, Shape.TWO_RELAYS));
+        new Bug(ReferenceStore.Fault.SETTLE_WITHOUT_TOKEN, Shape.TWO_RELAYS),
+        new Bug(Heartbeat.Fault.EXTEND_AT_HALF, Shape.TWO_RELAYS));
   }
 
   @ParameterizedTest

@@ -44,9 +44,9 @@ final class OrderStore {
     return clock.instant();
   }
 
-  /** Time moves on by {@code seconds}. */
-  void advance(long seconds) {
-    clock.advance(Duration.ofSeconds(seconds));
+  /** Time moves on to {@code instant}. */
+  void advanceTo(Instant instant) {
+    clock.set(instant);
   }
 
   /**
@@ -111,6 +111,11 @@ final class OrderStore {
     Set<Long> seqs = new HashSet<>();
     unsettled.values().forEach(seqs::addAll);
     rows.extendLeases(unsettled.keySet(), seqs, now(skew).plus(lease));
+  }
+
+  /** The lease, as every claim and extension takes it. */
+  Duration lease() {
+    return lease;
   }
 
   /** Whether row {@code seq} is leased to {@code token} and its lease runs. */

@@ -5,7 +5,10 @@ import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.internal.relay.OrderRelay.Kind;
 import dev.jooqoutbox.testing.ModelRow;
 import dev.jooqoutbox.testing.ReferenceStore;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -40,6 +43,7 @@ final class OrderWorld {
   final OrderStore store;
   final List<OrderRelay> relays = new ArrayList<>();
   final Set<AggregateOrder.Fault> orderFaults;
+  private final Set<Heartbeat.Fault> heartbeatFaults;
   // Handled with success, the outcome not written yet: by which relay.
   // Handled with success, the outcome not written yet: by which relay, in which claim.
   // (Several claims may have: a claim taken over after its lease ran out, and the one that took
@@ -61,6 +65,7 @@ final class OrderWorld {
    */
   OrderWorld(int messages, int relays, Set<? extends Enum<?>> faults, int aggregates) {
     this.orderFaults = faultsOf(faults, AggregateOrder.Fault.class);
+    this.heartbeatFaults = faultsOf(faults, Heartbeat.Fault.class);
     this.skew = faults.contains(Fault.SKEW_PAST_THE_LIMIT) ? 3 * SKEW : SKEW;
     this.store = new OrderStore(MAX_RUN, LEASE, faultsOf(faults, ReferenceStore.Fault.class));
     for (int r = 0; r < relays; r++) {
@@ -147,10 +152,28 @@ final class OrderWorld {
     log("crash " + relay);
   }
 
-  /** Time moves on by 1 to 3; the heartbeat of every relay extends the leases it holds. */
+  /**
+   * Time moves on by 1 to 3 s, and each relay's heartbeat beats when it is due, by the engine's
+   * rule ({@link Heartbeat#due}): a sixth of the lease (1.7 s) after its previous beat, and late by
+   * 0, 0.5 or 1 s. A claim is then at most 5.3 s old when a beat extends it, and the other relay's
+   * clock runs 4 s ahead: 0.7 s of the 10 s lease are left. (Extending only once half of the lease
+   * is gone, a claim would be up to 7.7 s old: past the 6 s the other relay allows it.)
+   */
   void tick(int i) {
-    store.advance(1 + i % 3);
-    relays.stream().filter(r -> !r.stalled).forEach(r -> store.extend(r.unsettled, r.skew));
+    Instant end = store.now().plusSeconds(1 + i % 3);
+    Duration late = Duration.ofMillis(500L * (i / 3 % 3));
+    Duration period = Heartbeat.period(store.lease());
+    while (true) {
+      OrderRelay next = relays.stream().min(Comparator.comparing(r -> r.nextBeat)).orElseThrow();
+      if (next.nextBeat.isAfter(end)) {
+        break;
+      }
+      Instant at = next.nextBeat.isAfter(store.now()) ? next.nextBeat : store.now();
+      store.advanceTo(at); // (a beat due while time leapt in quiesce comes now)
+      next.beat(heartbeatFaults);
+      next.nextBeat = at.plus(period).plus(late);
+    }
+    store.advanceTo(end);
   }
 
   void log(String event) {
@@ -301,7 +324,10 @@ final class OrderWorld {
       } else if (!store.backingOff().isEmpty()) {
         backoffEnds(0);
       } else if (store.anyLeaseRuns()) {
-        store.advance(LEASE); // only a crashed relay's leases are left: let them run out
+        store.advanceTo(
+            store
+                .now()
+                .plusSeconds(LEASE)); // only a crashed relay's leases are left: let them run out
         relays.forEach(OrderRelay::signal);
       } else if (relays.size() > 1 && !store.pending().isEmpty()) {
         relays.forEach(OrderRelay::signal); // the poll
