@@ -6,6 +6,7 @@ package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.schema.tables.InboxMessageTable;
 import dev.jooqoutbox.schema.tables.OutboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxPausedTopicTable;
 
 import java.util.Arrays;
 import java.util.List;
@@ -39,6 +40,11 @@ public class DefaultSchema extends SchemaImpl {
     public final OutboxMessageTable OUTBOX_MESSAGE = OutboxMessageTable.OUTBOX_MESSAGE;
 
     /**
+     * The table <code>outbox_paused_topic</code>.
+     */
+    public final OutboxPausedTopicTable OUTBOX_PAUSED_TOPIC = OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC;
+
+    /**
      * No further instances allowed
      */
     private DefaultSchema() {
@@ -55,7 +61,8 @@ public class DefaultSchema extends SchemaImpl {
     public final List<Table<?>> getTables() {
         return Arrays.asList(
             InboxMessageTable.INBOX_MESSAGE,
-            OutboxMessageTable.OUTBOX_MESSAGE
+            OutboxMessageTable.OUTBOX_MESSAGE,
+            OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC
         );
     }
 }

@@ -6,8 +6,10 @@ package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.schema.tables.InboxMessageTable;
 import dev.jooqoutbox.schema.tables.OutboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxPausedTopicTable;
 import dev.jooqoutbox.schema.tables.records.InboxMessageRecord;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.schema.tables.records.OutboxPausedTopicRecord;
 
 import org.jooq.TableField;
 import org.jooq.UniqueKey;
@@ -29,4 +31,5 @@ public class Keys {
     public static final UniqueKey<InboxMessageRecord> INBOX_MESSAGE__PK_INBOX_MESSAGE = Internal.createUniqueKey(InboxMessageTable.INBOX_MESSAGE, DSL.name("pk_inbox_message"), new TableField[] { InboxMessageTable.INBOX_MESSAGE.CONSUMER, InboxMessageTable.INBOX_MESSAGE.MESSAGE_ID }, true);
     public static final UniqueKey<OutboxMessageRecord> OUTBOX_MESSAGE__PK_OUTBOX_MESSAGE = Internal.createUniqueKey(OutboxMessageTable.OUTBOX_MESSAGE, DSL.name("pk_outbox_message"), new TableField[] { OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, true);
     public static final UniqueKey<OutboxMessageRecord> OUTBOX_MESSAGE__UK_OUTBOX_MESSAGE_ID = Internal.createUniqueKey(OutboxMessageTable.OUTBOX_MESSAGE, DSL.name("uk_outbox_message_id"), new TableField[] { OutboxMessageTable.OUTBOX_MESSAGE.ID }, true);
+    public static final UniqueKey<OutboxPausedTopicRecord> OUTBOX_PAUSED_TOPIC__PK_OUTBOX_PAUSED_TOPIC = Internal.createUniqueKey(OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC, DSL.name("pk_outbox_paused_topic"), new TableField[] { OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC.TOPIC }, true);
 }

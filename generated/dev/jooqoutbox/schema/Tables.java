@@ -6,6 +6,7 @@ package dev.jooqoutbox.schema;
 
 import dev.jooqoutbox.schema.tables.InboxMessageTable;
 import dev.jooqoutbox.schema.tables.OutboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxPausedTopicTable;
 
 
 /**
@@ -23,4 +24,9 @@ public class Tables {
      * The table <code>outbox_message</code>.
      */
     public static final OutboxMessageTable OUTBOX_MESSAGE = OutboxMessageTable.OUTBOX_MESSAGE;
+
+    /**
+     * The table <code>outbox_paused_topic</code>.
+     */
+    public static final OutboxPausedTopicTable OUTBOX_PAUSED_TOPIC = OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC;
 }

@@ -18,7 +18,7 @@ import org.jooq.DSLContext;
  *
  * <p>Every method runs its own short statements on the bound {@link DSLContext} (autocommit), never
  * inside a caller's transaction, and never blocks a running relay: they touch only dead letters,
- * sent rows, outcome-unknown rows, or read.
+ * sent rows, outcome-unknown rows, the paused topics' own table, or read.
  *
  * <p>One rule for the methods that take a message id ({@link #requeue}, {@link #resolve}, {@link
  * #addRemoteRef}, {@link #message}): an id no message has (never written, or purged) is not an
@@ -130,6 +130,37 @@ public final class OutboxAdmin {
   /** Requeues every dead letter; returns how many. */
   public int requeueAll() {
     return repository.requeueAll(clock.instant());
+  }
+
+  /**
+   * Pauses {@code topic}: every relay of this outbox stops claiming its messages within one poll
+   * interval (a message it holds already is delivered). A paused topic's pending message holds its
+   * aggregate back, as a message of a topic no relay handles does, so that no newer message of the
+   * aggregate overtakes it. Stored in the database: it outlives every relay, until {@link #resume}.
+   * A topic with no message yet may be paused.
+   *
+   * @return false when it was paused already (its pause time stays the first one)
+   * @throws InvalidMessageException when {@code topic} is not a valid topic
+   */
+  public boolean pause(String topic) {
+    MessageRules.checkTopic(topic);
+    return repository.pauses().pause(topic, clock.instant());
+  }
+
+  /**
+   * Resumes {@code topic}: every relay claims its messages again within one poll interval.
+   *
+   * @return false when it was not paused
+   * @throws InvalidMessageException when {@code topic} is not a valid topic
+   */
+  public boolean resume(String topic) {
+    MessageRules.checkTopic(topic);
+    return repository.pauses().resume(topic);
+  }
+
+  /** The paused topics and when each was paused, sorted by topic. */
+  public Map<String, Instant> pausedTopics() {
+    return repository.pauses().paused();
   }
 
   /** How many messages are outcome unknown: one count over their own index. Cheap. */

@@ -117,6 +117,14 @@ public final class OutboxName {
     return prefixed("inbox_message");
   }
 
+  /**
+   * The table of the topics paused by an operator: {@code outbox_paused_topic} or {@code
+   * NAME_outbox_paused_topic}.
+   */
+  public String pausedTopicTable() {
+    return prefixed("outbox_paused_topic");
+  }
+
   private String prefixed(String table) {
     return isDefault() ? table : name + "_" + table;
   }

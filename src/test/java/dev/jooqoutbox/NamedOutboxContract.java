@@ -33,8 +33,8 @@ abstract class NamedOutboxContract extends EmptyDatabasePerTest {
 
   @Test
   void eachNamedOutboxMigratesAndRollsBackOnItsOwn() {
-    // n001, n002 and n004 on every database, n003 (the index by state) on PostgreSQL only.
-    int perName = kind == TestDatabase.Kind.POSTGRES ? 4 : 3;
+    // n001, n002, n004 and n005 on every database, n003 (the index by state) on PostgreSQL only.
+    int perName = kind == TestDatabase.Kind.POSTGRES ? 5 : 4;
     OutboxSchema.migrate(db.dataSource(), ALPHA);
 
     assertThat(OutboxSchema.isMigrated(dsl, ALPHA)).isTrue();
@@ -115,6 +115,37 @@ abstract class NamedOutboxContract extends EmptyDatabasePerTest {
     assertThat(rows(BETA.inboxTable())).isEqualTo(2);
     assertThat(rows("outbox_message")).isEqualTo(1);
     assertThat(rows("inbox_message")).isEqualTo(1);
+  }
+
+  /** A topic paused in one outbox is paused there only: its relays hold it, the others' do not. */
+  @Test
+  void aTopicPausedInOneOutboxIsPausedThereOnly() {
+    OutboxSchema.migrate(db.dataSource(), ALPHA);
+    db.migrate();
+    MutableClock clock = new MutableClock(Instant.parse("2026-03-01T10:00:00Z"));
+    DSLContext quiet = db.dsl();
+    Outbox alpha = Outbox.builder(quiet).clock(clock).name(ALPHA).build();
+    Outbox plain = Outbox.builder(quiet).clock(clock).build();
+    OutboxAdmin alphaAdmin = OutboxAdmin.create(quiet, clock, ALPHA);
+    assertThat(alphaAdmin.pause("t")).isTrue();
+    assertThat(OutboxAdmin.create(quiet, clock).pausedTopics()).isEmpty();
+    assertThat(rows(ALPHA.pausedTopicTable())).isOne();
+    for (Outbox outbox : List.of(alpha, plain)) {
+      quiet.transaction(tx -> outbox.write(tx.dsl(), "acct-1", "t", "{}"));
+    }
+
+    List<String> alphaSeen = new CopyOnWriteArrayList<>();
+    List<String> plainSeen = new CopyOnWriteArrayList<>();
+    try (OutboxRelay a = relay(ALPHA, clock, m -> alphaSeen.add(m.aggregate()));
+        OutboxRelay p = relay(OutboxName.DEFAULT, clock, m -> plainSeen.add(m.aggregate()))) {
+      assertThat(p.drainOnce(10)).isOne();
+      assertThat(a.drainOnce(10)).as("paused in alpha").isZero();
+    }
+    assertThat(alphaAdmin.resume("t")).isTrue();
+    try (OutboxRelay a = relay(ALPHA, clock, m -> alphaSeen.add(m.aggregate()))) {
+      assertThat(a.drainOnce(10)).isOne();
+    }
+    assertThat(alphaSeen).containsExactly("acct-1");
   }
 
   /** A named inbox and admin need no clock: the UTC system clock, as for the default outbox. */

@@ -3,6 +3,7 @@ package dev.jooqoutbox;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.testing.DatabaseFixture;
@@ -331,5 +332,32 @@ abstract class OutboxAdminContract extends DatabaseFixture {
         relaySide.claim(Set.of("t", "u"), 1, LEASE, token, clock.instant());
     assertThat(claimed).hasSize(1);
     return claimed.get(0);
+  }
+
+  @Test
+  void aPauseIsStoredOnceAndKeptUntilResumedAndABadTopicIsRefusedAsAValue() {
+    assertThat(admin.pausedTopics()).isEmpty();
+    assertThat(admin.pause("orders")).as("paused").isTrue();
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(admin.pause("orders")).as("paused already").isFalse();
+    assertThat(admin.pause("audit.v2")).as("a topic with no message yet").isTrue();
+    assertThat(admin.pausedTopics())
+        .containsExactly(entry("audit.v2", START.plusSeconds(60)), entry("orders", START));
+    // Another admin of the same database (another operator, another process) sees it.
+    assertThat(OutboxAdmin.create(db.dsl(), clock).pausedTopics()).containsKey("orders");
+
+    assertThat(admin.resume("orders")).as("resumed").isTrue();
+    assertThat(admin.resume("orders")).as("not paused any more").isFalse();
+    assertThat(admin.resume("never-paused")).isFalse();
+    assertThat(admin.pausedTopics()).containsOnlyKeys("audit.v2");
+
+    for (String bad : List.of("", "orders' OR '1'='1", "a b", "x".repeat(256))) {
+      assertThatThrownBy(() -> admin.pause(bad))
+          .isInstanceOf(InvalidMessageException.class)
+          .hasMessageContaining("topic");
+      assertThatThrownBy(() -> admin.resume(bad)).isInstanceOf(InvalidMessageException.class);
+    }
+    assertThatThrownBy(() -> admin.pause(null)).isInstanceOf(InvalidMessageException.class);
+    assertThat(admin.pausedTopics()).containsOnlyKeys("audit.v2");
   }
 }

@@ -32,6 +32,8 @@ import picocli.CommandLine.Spec;
       RequeueCommand.class,
       UnknownCommand.class,
       ResolveCommand.class,
+      PauseCommand.class,
+      ResumeCommand.class,
       PurgeCommand.class,
       CommandLine.HelpCommand.class
     },

@@ -26,6 +26,7 @@ import picocli.CommandLine.Option;
       "Then, when there are any, the messages blocked behind an older message of their aggregate:"
           + " one whose outcome is unknown, or one waiting for its retry after a failure; how many,"
           + " of how many aggregates, and the aggregate and message that have blocked longest.",
+      "Then the topics paused by `outbox pause`, with when each was paused.",
       "Reads every row once: meant for an operator, not for a metrics scrape."
     })
 final class StatusCommand extends OutboxCommand {
@@ -51,8 +52,9 @@ final class StatusCommand extends OutboxCommand {
       OutboxStats total = OutboxStats.sum(byTopic.values());
       BlockedMessages behindUnknown = admin.blockedBehindUnknown();
       BlockedMessages behindRetry = admin.blockedBehindRetry();
+      Map<String, Instant> paused = admin.pausedTopics();
       if (json) {
-        printJson(db.displayUrl(), now, byTopic, total, behindUnknown, behindRetry);
+        printJson(db.displayUrl(), now, byTopic, total, behindUnknown, behindRetry, paused);
       } else {
         printText(db.displayUrl(), now, byTopic, total);
         if (behindUnknown.messages() > 0 || behindRetry.messages() > 0) {
@@ -60,6 +62,7 @@ final class StatusCommand extends OutboxCommand {
         }
         printBlocked(behindUnknown, "a message whose outcome is unknown", "; see `outbox unknown`");
         printBlocked(behindRetry, "a message waiting for its retry", "");
+        printPaused(paused);
       }
       return 0;
     }
@@ -82,6 +85,23 @@ final class StatusCommand extends OutboxCommand {
     byTopic.forEach((topic, s) -> addRow(table, topic, s));
     addRow(table, ALL_TOPICS, total);
     table.print(out());
+  }
+
+  /** One line naming the paused topics; nothing when none is. */
+  private void printPaused(Map<String, Instant> paused) {
+    if (paused.isEmpty()) {
+      return;
+    }
+    StringBuilder line = new StringBuilder("paused: ");
+    paused.forEach(
+        (topic, at) ->
+            line.append(line.length() > 8 ? ", " : "")
+                .append(topic)
+                .append(" (since ")
+                .append(at.truncatedTo(ChronoUnit.SECONDS))
+                .append(')'));
+    out().println();
+    out().println(line.append("; `outbox resume TOPIC` resumes one"));
   }
 
   /** One line when messages wait behind {@code what}; nothing when none does. */
@@ -123,7 +143,8 @@ final class StatusCommand extends OutboxCommand {
       Map<String, OutboxStats> byTopic,
       OutboxStats total,
       BlockedMessages behindUnknown,
-      BlockedMessages behindRetry) {
+      BlockedMessages behindRetry,
+      Map<String, Instant> paused) {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.createObjectNode();
     root.put("database", url);
@@ -134,6 +155,9 @@ final class StatusCommand extends OutboxCommand {
     ObjectNode blocked = root.putObject("blocked");
     blocked.set("behindUnknown", toJson(mapper, behindUnknown));
     blocked.set("behindRetry", toJson(mapper, behindRetry));
+    ObjectNode pausedNode = root.putObject("paused");
+    paused.forEach(
+        (topic, at) -> pausedNode.put(topic, at.truncatedTo(ChronoUnit.MILLIS).toString()));
     try {
       out().println(mapper.writeValueAsString(root));
     } catch (JsonProcessingException e) {

@@ -2,10 +2,12 @@ package dev.jooqoutbox.cli;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jooqoutbox.Inbox;
+import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.testing.DatabaseFixture;
@@ -269,6 +271,46 @@ abstract class CliContract extends DatabaseFixture {
     CliResult none = run("dead-letters", "--db", db.url(), "--topic", "nothing.here");
     assertThat(none.exitCode()).isZero();
     assertThat(none.out()).isEqualTo("no dead letters of topic nothing.here\n");
+  }
+
+  // ---------------------------------------------------------------- pause and resume
+
+  @Test
+  void pauseHoldsATopicBackStatusListsItAndResumeLetsItGo() throws Exception {
+    write("a", "order.placed", Map.of("n", 1));
+
+    CliResult paused = run("pause", "--db", db.url(), "order.placed");
+    assertThat(paused.exitCode()).as(paused.toString()).isZero();
+    assertThat(paused.out()).isEqualTo("paused topic order.placed\n");
+    CliResult again = run("pause", "--db", db.url(), "order.placed");
+    assertThat(again.exitCode()).as(again.toString()).isZero();
+    assertThat(again.out()).isEqualTo("topic already paused: order.placed\n");
+    assertThat(OutboxAdmin.create(db.dsl(), clock).pausedTopics())
+        .containsExactly(entry("order.placed", clock.instant()));
+
+    CliResult status = run("status", "--db", db.url());
+    assertThat(status.out())
+        .endsWith(
+            "\npaused: order.placed (since 2026-03-01T12:00:00Z); `outbox resume TOPIC` resumes"
+                + " one\n");
+    JsonNode json = new ObjectMapper().readTree(run("status", "--db", db.url(), "--json").out());
+    assertThat(json.get("paused").get("order.placed").asText()).isEqualTo("2026-03-01T12:00:00Z");
+
+    CliResult resumed = run("resume", "--db", db.url(), "order.placed");
+    assertThat(resumed.exitCode()).as(resumed.toString()).isZero();
+    assertThat(resumed.out()).isEqualTo("resumed topic order.placed\n");
+    assertThat(run("resume", "--db", db.url(), "order.placed").out())
+        .isEqualTo("topic was not paused: order.placed\n");
+    assertThat(run("status", "--db", db.url()).out()).doesNotContain("paused:");
+  }
+
+  @Test
+  void pauseRefusesATopicThatIsNotOneAndChangesNothing() {
+    CliResult r = run("pause", "--db", db.url(), "x'; drop table outbox_message; --");
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+    assertThat(r.err()).startsWith("outbox pause: ").contains("topic");
+    assertThat(OutboxAdmin.create(db.dsl(), clock).pausedTopics()).isEmpty();
+    assertThat(run("status", "--db", db.url()).exitCode()).isZero();
   }
 
   // ---------------------------------------------------------------- requeue

@@ -41,7 +41,8 @@ class PostgresMigrationSafetyTest {
           "003-outbox-message-indexes-postgresql",
           "005-outcome-unknown-postgresql",
           "006-pending-index-order-postgresql",
-          "007-parked-at-postgresql");
+          "007-parked-at-postgresql",
+          "008-paused-topic-postgresql");
 
   private static final Set<String> INDEXES =
       Set.of(
@@ -53,7 +54,8 @@ class PostgresMigrationSafetyTest {
           "ix_outbox_message_aggregate_pending",
           "ix_outbox_message_dead",
           "ix_outbox_message_unknown",
-          "ix_outbox_message_parked");
+          "ix_outbox_message_parked",
+          "pk_outbox_paused_topic");
 
   @BeforeAll
   static void quietLogs() {

@@ -74,7 +74,8 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
     slow.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> slowEntered.getCount() == 0);
     second.start();
-    assertThat(timers.names()).containsExactlyInAnyOrder("heartbeat", "watchdog", "housekeeping");
+    assertThat(timers.names())
+        .containsExactlyInAnyOrder("heartbeat", "watchdog", "paused-topics", "housekeeping");
 
     // Two leases and more later the row is still the slow relay's: the heartbeat extended it.
     timers.advance(Duration.ofMillis(4500));

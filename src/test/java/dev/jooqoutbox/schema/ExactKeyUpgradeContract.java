@@ -41,7 +41,8 @@ abstract class ExactKeyUpgradeContract extends EmptyDatabasePerTest {
   /**
    * The changesets of this dialect applied after the released ones: 004 changes only MariaDB's keys
    * (PostgreSQL and SQLite compared exactly already); 005 adds the outcome columns everywhere; 006
-   * adds PostgreSQL's index by state; 007 the column parked_at everywhere.
+   * adds PostgreSQL's index by state; 007 the column parked_at everywhere; 008 the table of paused
+   * topics everywhere.
    */
   List<String> changesetsAfterTheRelease() {
     return switch (kind) {
@@ -49,13 +50,16 @@ abstract class ExactKeyUpgradeContract extends EmptyDatabasePerTest {
           List.of(
               "005-outcome-unknown-postgresql",
               "006-pending-index-order-postgresql",
-              "007-parked-at-postgresql");
+              "007-parked-at-postgresql",
+              "008-paused-topic-postgresql");
       case MARIADB ->
           List.of(
               "004-exact-key-collation-mariadb",
               "005-outcome-unknown-mariadb",
-              "007-parked-at-mariadb");
-      case SQLITE -> List.of("005-outcome-unknown-sqlite", "007-parked-at-sqlite");
+              "007-parked-at-mariadb",
+              "008-paused-topic-mariadb");
+      case SQLITE ->
+          List.of("005-outcome-unknown-sqlite", "007-parked-at-sqlite", "008-paused-topic-sqlite");
     };
   }
 

@@ -56,7 +56,7 @@ class MariaDbExactKeyUpgradeTest extends ExactKeyUpgradeContract {
     Result<?> outbox = outboxRows();
     Result<?> inbox = inboxRows();
 
-    OutboxSchema.rollback(db.dataSource(), 3); // 007, 005, then 004
+    OutboxSchema.rollback(db.dataSource(), 4); // 008, 007, 005, then 004
 
     assertThat(appliedChangesets()).hasSize(3).doesNotContain("004-exact-key-collation-mariadb");
     assertCollation("utf8mb4_bin");
@@ -71,7 +71,7 @@ class MariaDbExactKeyUpgradeTest extends ExactKeyUpgradeContract {
   @Test
   void rollbackRefusesWhileKeysOnlyTheExactComparisonTellsApartExist() {
     OutboxSchema.migrate(db.dataSource());
-    OutboxSchema.rollback(db.dataSource(), 2); // 007 and 005, so that 004 is the next
+    OutboxSchema.rollback(db.dataSource(), 3); // 008, 007 and 005, so that 004 is the next
     Inbox inbox = new Inbox();
     for (String id : List.of("m-5", "m-5 ")) {
       assertThat(seen(inbox, "ledger", id)).isFalse();

@@ -52,7 +52,7 @@ abstract class ParkedAtUpgradeContract extends EmptyDatabasePerTest {
 
     OutboxSchema.migrate(db.dataSource());
 
-    assertThat(TestChangelogs.applied(dsl)).last().asString().startsWith("007-parked-at-");
+    assertThat(TestChangelogs.applied(dsl)).anyMatch(id -> id.startsWith("007-parked-at-"));
     assertThat(rowsBefore007()).as("rows after the upgrade").isEqualTo(before);
     assertThat(dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.PARKED_AT.isNotNull())).isZero();
 
@@ -71,7 +71,7 @@ abstract class ParkedAtUpgradeContract extends EmptyDatabasePerTest {
     }
 
     Result<?> upgraded = rowsBefore007();
-    OutboxSchema.rollback(db.dataSource(), 1);
+    OutboxSchema.rollback(db.dataSource(), 2); // 008, then 007
 
     assertThat(TestChangelogs.applied(dsl)).noneMatch(id -> id.startsWith("007-"));
     assertThat(rowsBefore007()).as("rows after the rollback").isEqualTo(upgraded);
@@ -79,7 +79,7 @@ abstract class ParkedAtUpgradeContract extends EmptyDatabasePerTest {
         .as("parked_at after the rollback")
         .isInstanceOf(DataAccessException.class);
     OutboxSchema.migrate(db.dataSource());
-    assertThat(TestChangelogs.applied(dsl)).last().asString().startsWith("007-parked-at-");
+    assertThat(TestChangelogs.applied(dsl)).anyMatch(id -> id.startsWith("007-parked-at-"));
   }
 
   private Result<?> rowsBefore007() {

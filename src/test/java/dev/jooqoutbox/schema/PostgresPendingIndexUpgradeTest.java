@@ -72,7 +72,10 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
     OutboxSchema.migrate(db.dataSource());
 
     assertThat(TestChangelogs.applied(dsl))
-        .endsWith("006-pending-index-order-postgresql", "007-parked-at-postgresql");
+        .endsWith(
+            "006-pending-index-order-postgresql",
+            "007-parked-at-postgresql",
+            "008-paused-topic-postgresql");
     assertThat(indexDefinitions())
         .contains(format(NEW_PENDING))
         .doesNotContain(format(OLD_PENDING), format(OLD_SENT_AT))
@@ -95,7 +98,7 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
 
     Result<?> upgraded =
         dsl.select(BEFORE_007).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
-    OutboxSchema.rollback(db.dataSource(), 2); // 007, then 006
+    OutboxSchema.rollback(db.dataSource(), 3); // 008, 007, then 006
 
     assertThat(TestChangelogs.applied(dsl)).doesNotContain("006-pending-index-order-postgresql");
     assertThat(indexDefinitions())

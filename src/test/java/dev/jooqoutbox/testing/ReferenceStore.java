@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /**
@@ -49,6 +50,7 @@ public final class ReferenceStore implements RelayStore {
   private final Clock clock;
   private final Set<Fault> faults;
   private final TreeMap<Long, ModelRow> rows = new TreeMap<>();
+  private final Set<String> paused = new TreeSet<>();
   private long nextSeq = 1;
 
   public ReferenceStore(Clock clock) {
@@ -280,6 +282,21 @@ public final class ReferenceStore implements RelayStore {
   }
 
   // ------------------------------------------------------------------ housekeeping
+
+  /** An operator pauses {@code topic}; true when it was not paused. */
+  public synchronized boolean pause(String topic) {
+    return paused.add(topic);
+  }
+
+  /** An operator resumes {@code topic}; true when it was paused. */
+  public synchronized boolean resume(String topic) {
+    return paused.remove(topic);
+  }
+
+  @Override
+  public synchronized Set<String> pausedTopics() {
+    return Set.copyOf(paused);
+  }
 
   @Override
   public synchronized long unknownCount() {

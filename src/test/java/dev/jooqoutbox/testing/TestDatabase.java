@@ -156,6 +156,7 @@ public final class TestDatabase implements AutoCloseable {
   public void truncate() {
     dsl.deleteFrom(Tables.OUTBOX_MESSAGE).execute();
     dsl.deleteFrom(Tables.INBOX_MESSAGE).execute();
+    dsl.deleteFrom(Tables.OUTBOX_PAUSED_TOPIC).execute();
   }
 
   @Override

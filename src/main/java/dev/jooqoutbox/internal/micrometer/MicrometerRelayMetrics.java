@@ -146,10 +146,25 @@ public final class MicrometerRelayMetrics implements RelayMetrics {
 
   @Override
   public void inFlight(IntSupplier inFlight) {
+    gauge("outbox.relay.in.flight", "Messages claimed and not yet settled", "messages", inFlight);
+  }
+
+  @Override
+  public void pausedTopics(IntSupplier paused) {
+    gauge(
+        "outbox.relay.paused.topics",
+        "Topics this relay handles that an operator paused",
+        "topics",
+        paused);
+  }
+
+  private void gauge(String name, String description, String unit, IntSupplier value) {
     keep(
-        Gauge.builder("outbox.relay.in.flight", inFlight, IntSupplier::getAsInt)
-            .description("Messages claimed and not yet settled")
-            .baseUnit("messages")
+        Gauge.builder(name, value, IntSupplier::getAsInt)
+            .description(description)
+            .baseUnit(unit)
+            // Held strongly: a gauge keeps a weak reference, and nothing else holds the supplier.
+            .strongReference(true)
             .register(registry));
   }
 

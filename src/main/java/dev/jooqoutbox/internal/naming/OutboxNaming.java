@@ -2,6 +2,7 @@ package dev.jooqoutbox.internal.naming;
 
 import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_PAUSED_TOPIC;
 
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.schema.DefaultSchema;
@@ -17,10 +18,11 @@ import org.jooq.impl.CustomQueryPart;
 import org.jooq.impl.DSL;
 
 /**
- * Points the generated classes (tables {@code outbox_message} and {@code inbox_message}) at a named
- * outbox's tables through jOOQ's render mapping, so that {@code generated/} stays the one source of
- * the typed classes. Every context the library runs queries on goes through {@link #apply}; the
- * names it renders come from a validated {@link OutboxName}, never from other input.
+ * Points the generated classes (tables {@code outbox_message}, {@code inbox_message} and {@code
+ * outbox_paused_topic}) at a named outbox's tables through jOOQ's render mapping, so that {@code
+ * generated/} stays the one source of the typed classes. Every context the library runs queries on
+ * goes through {@link #apply}; the names it renders come from a validated {@link OutboxName}, never
+ * from other input.
  *
  * <p>Not API.
  */
@@ -36,7 +38,7 @@ public final class OutboxNaming {
 
   /**
    * {@code dsl} unchanged for the default outbox; otherwise a context on the same connections and
-   * transaction whose settings map the two tables to {@code name}'s. The caller's settings are
+   * transaction whose settings map the three tables to {@code name}'s. The caller's settings are
    * copied, never changed. Whether the database has schemas is not asked here: the library's entry
    * points go through {@code internal.repository.OutboxContext}, which asks the dialect.
    */
@@ -70,7 +72,10 @@ public final class OutboxNaming {
         .withOutput(name.hasSchema() ? name.schema() : null)
         .withTables(
             new MappedTable().withInput(OUTBOX_MESSAGE.getName()).withOutput(name.outboxTable()),
-            new MappedTable().withInput(INBOX_MESSAGE.getName()).withOutput(name.inboxTable()));
+            new MappedTable().withInput(INBOX_MESSAGE.getName()).withOutput(name.inboxTable()),
+            new MappedTable()
+                .withInput(OUTBOX_PAUSED_TOPIC.getName())
+                .withOutput(name.pausedTopicTable()));
   }
 
   /**

@@ -13,7 +13,8 @@ import org.slf4j.Logger;
  * Claims runs of ready messages into the in-flight window: never more than the window has room for,
  * each claim with a fresh token, registered in flight before any lane starts. A claim may take a
  * run right behind this relay's own unsettled rows of an aggregate ({@link AggregateOrder} delivers
- * it after them).
+ * it after them). It asks for the topics it handles that no operator paused ({@link PausedTopics}):
+ * a paused topic's message holds its aggregate back, as a message of a topic it does not handle.
  */
 final class Producer {
 
@@ -27,13 +28,20 @@ final class Producer {
   private final InFlight inFlight;
   private final RelayMetrics metrics;
   private final Set<String> topics;
+  private final PausedTopics paused;
 
-  Producer(RelayConfig config, RelayStore store, InFlight inFlight, RelayMetrics metrics) {
+  Producer(
+      RelayConfig config,
+      RelayStore store,
+      InFlight inFlight,
+      RelayMetrics metrics,
+      PausedTopics paused) {
     this.config = config;
     this.store = store;
     this.inFlight = inFlight;
     this.metrics = metrics;
     this.topics = config.handlers().keySet();
+    this.paused = paused;
   }
 
   /** Claims up to {@code limit} messages, at most the room left in the window. */
@@ -49,7 +57,13 @@ final class Producer {
     List<OutboxMessage> claimed =
         store.claim(
             new ClaimRequest(
-                topics, want, config.claiming().maxRun(), lease, token, now, inFlight.held()));
+                paused.claimable(topics),
+                want,
+                config.claiming().maxRun(),
+                lease,
+                token,
+                now,
+                inFlight.held()));
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     metrics.claimDuration(took);
     if (claimed.isEmpty()) {

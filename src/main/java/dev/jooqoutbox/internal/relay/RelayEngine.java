@@ -44,6 +44,7 @@ public final class RelayEngine {
   private final Reconciler reconciler;
   private final RelayTimers timers;
   private final Wakeup wakeup;
+  private final PausedTopics paused;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean timersStarted = new AtomicBoolean();
   private final AtomicBoolean stopping = new AtomicBoolean();
@@ -66,7 +67,10 @@ public final class RelayEngine {
     this.timers = config.timers() != null ? config.timers() : RelayTimers.onThreads();
     this.wakeup = new Wakeup(timers);
     this.completer = new Completer(config, store, metrics, inFlight, timers, this::settled);
-    this.producer = new Producer(config, store, inFlight, metrics);
+    this.paused = new PausedTopics(store, wakeup::signal);
+    metrics.pausedTopics(
+        () -> config.handlers().size() - paused.claimable(config.handlers().keySet()).size());
+    this.producer = new Producer(config, store, inFlight, metrics, paused);
     this.threads = new HandlerThreads(config.handling().concurrency());
     this.watchdog = new Watchdog(config.handling().maxHandlingTime(), timers);
     this.lanes =
@@ -151,6 +155,7 @@ public final class RelayEngine {
     if (timersStarted.compareAndSet(false, true)) {
       heartbeat.start(timers);
       watchdog.start();
+      paused.start(timers, config.claiming().pollInterval());
     }
   }
 

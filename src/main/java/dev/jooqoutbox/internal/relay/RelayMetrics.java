@@ -41,6 +41,9 @@ public interface RelayMetrics {
   /** Messages claimed and not yet settled, read whenever a scrape asks. */
   default void inFlight(IntSupplier inFlight) {}
 
+  /** The topics this relay handles that an operator paused, as it last read them. */
+  default void pausedTopics(IntSupplier paused) {}
+
   default void claimDuration(Duration duration) {}
 
   default void batchSize(int size) {}

@@ -76,6 +76,11 @@ public record DatabaseRelayStore(JooqOutboxRepository repository) implements Rel
   }
 
   @Override
+  public Set<String> pausedTopics() {
+    return repository.pauses().paused().keySet();
+  }
+
+  @Override
   public long unknownCount() {
     return repository.outcomes().unknownCount();
   }

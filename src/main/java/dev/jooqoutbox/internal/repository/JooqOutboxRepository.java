@@ -62,6 +62,7 @@ public final class JooqOutboxRepository {
   private final Purger purger;
   private final BlockedQueries blocked;
   private final OutcomeStore outcomes;
+  private final TopicPauses pauses;
 
   /** Jackson's defaults for headers and payloads; thread-safe once built, so shared. */
   private static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper();
@@ -96,6 +97,12 @@ public final class JooqOutboxRepository {
     this.purger = new Purger(dsl);
     this.blocked = new BlockedQueries(dsl);
     this.outcomes = new OutcomeStore(dsl, rows);
+    this.pauses = new TopicPauses(dsl);
+  }
+
+  /** The topics an operator paused, which no relay claims. */
+  public TopicPauses pauses() {
+    return pauses;
   }
 
   /**

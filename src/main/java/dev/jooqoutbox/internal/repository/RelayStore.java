@@ -84,6 +84,12 @@ public interface RelayStore {
   /** A reconciler's resolution of the row it leased; false when another resolution came first. */
   boolean resolveClaimed(String token, long seq, Resolution resolution, String reason, Instant now);
 
+  /**
+   * The topics an operator paused: the relay leaves them out of the topics it claims (read once a
+   * poll interval).
+   */
+  Set<String> pausedTopics();
+
   /** How many messages wait for a reconciliation. */
   long unknownCount();
 

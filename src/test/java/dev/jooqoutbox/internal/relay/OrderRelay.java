@@ -83,6 +83,9 @@ final class OrderRelay {
   // When each claim's lease ends, as this relay knows it (InFlight.Claim.leaseEnd).
   private final Map<String, Instant> leaseEnds = new HashMap<>();
 
+  /** The engine's own reader of the paused topics: at the relay's start, then each poll. */
+  private PausedTopics paused;
+
   /** When its heartbeat beats next, in the store's time. */
   Instant nextBeat;
 
@@ -127,6 +130,8 @@ final class OrderRelay {
     unsettled.clear();
     leaseEnds.clear();
     nextBeat = store.now().plus(Heartbeat.period(store.lease()));
+    paused = new PausedTopics(store.rows, this::signal);
+    paused.refresh();
     running.clear();
     outcomes.clear();
     phase = Phase.IDLE;
@@ -167,7 +172,7 @@ final class OrderRelay {
   private void takeSnapshot() {
     token = name + "." + lives + "." + (++tokens);
     passedOver = store.passedOver(held.keySet());
-    taken = store.claim(token, asked, held, skew);
+    taken = store.claim(token, asked, held, skew, topics());
     if (stalled) {
       mayLapse.add(token);
     }
@@ -348,6 +353,21 @@ final class OrderRelay {
       store.extend(due, skew);
       due.keySet().forEach(t -> leaseEnds.put(t, now.plus(store.lease())));
     }
+  }
+
+  /** The topics its claims ask for: those it handles that it has not read paused. */
+  Set<String> topics() {
+    return paused.claimable(OrderStore.TOPICS);
+  }
+
+  /** The paused topics as it last read them. */
+  Set<String> pausedSeen() {
+    return paused.paused();
+  }
+
+  /** Its poll reads the paused topics (PausedTopics.refresh); a resume wakes the producer. */
+  void readPauses() {
+    paused.refresh();
   }
 
   /** Whether this relay has anything to do but wait. */

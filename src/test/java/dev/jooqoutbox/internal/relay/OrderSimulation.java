@@ -69,6 +69,8 @@ final class OrderSimulation {
     relayStep("backoff ends", 1, OrderWorld::backoffEnds);
     relayStep("write", 1, OrderWorld::write);
     relayStep("reconcile", 1, OrderWorld::reconcile);
+    relayStep("pause", 1, OrderWorld::pause);
+    relayStep("poll", 1, (w, i) -> w.relay(i).readPauses());
     STEPS.putAll(RELAY_STEPS);
     STEPS.put("crash", OrderWorld::crash);
     WEIGHTS.put("crash", 1);

@@ -23,7 +23,11 @@ import java.util.Set;
 final class OrderStore {
 
   static final List<String> AGGREGATES = List.of("a", "b", "c");
-  static final Set<String> TOPICS = Set.of("orders");
+  static final Set<String> TOPICS = Set.of("orders", "invoices");
+
+  /** The topic an operator may pause: every third message written is of it. */
+  static final String PAUSABLE = "invoices";
+
   private static final Instant T0 = Instant.parse("2026-12-06T00:00:00Z");
 
   /** How long a failed attempt backs off: until a step ends it, far beyond any chain's time. */
@@ -33,6 +37,7 @@ final class OrderStore {
   final ReferenceStore rows;
   private final int maxRun;
   private final Duration lease;
+  private int written;
 
   OrderStore(int maxRun, long leaseSeconds, Set<ReferenceStore.Fault> faults) {
     this.maxRun = maxRun;
@@ -53,7 +58,8 @@ final class OrderStore {
    * A writer commits a message to aggregate {@code aggregate} (an index of {@link #AGGREGATES}).
    */
   void write(int aggregate) {
-    rows.write(AGGREGATES.get(aggregate % AGGREGATES.size()), "orders", Duration.ZERO);
+    String topic = written++ % 3 == 2 ? PAUSABLE : "orders";
+    rows.write(AGGREGATES.get(aggregate % AGGREGATES.size()), topic, Duration.ZERO);
   }
 
   /** The time on a clock {@code skew} seconds ahead of the store's (behind when negative). */
@@ -65,19 +71,24 @@ final class OrderStore {
    * The claim of {@code token}: up to {@code limit} rows, holding {@code held}'s leases, at the
    * time of a clock {@code skew} seconds off.
    */
-  List<OutboxMessage> claim(String token, int limit, Map<String, Set<Long>> held, long skew) {
-    return rows.claim(request(token, limit, held, skew));
+  List<OutboxMessage> claim(
+      String token, int limit, Map<String, Set<Long>> held, long skew, Set<String> topics) {
+    return rows.claim(request(token, limit, held, skew, topics));
   }
 
-  /** The rows a claim would take now, holding {@code held}'s leases, leasing nothing. */
-  List<ModelRow> claimable(Map<String, Set<Long>> held) {
-    return rows.wouldClaim(request("look", Integer.MAX_VALUE, held, 0));
+  /**
+   * The rows a claim of {@code topics} would take now, holding {@code held}'s leases, leasing
+   * nothing.
+   */
+  List<ModelRow> claimable(Map<String, Set<Long>> held, Set<String> topics) {
+    return rows.wouldClaim(request("look", Integer.MAX_VALUE, held, 0, topics));
   }
 
-  private ClaimRequest request(String token, int limit, Map<String, Set<Long>> held, long skew) {
+  private ClaimRequest request(
+      String token, int limit, Map<String, Set<Long>> held, long skew, Set<String> topics) {
     int heldRows = held.values().stream().mapToInt(Set::size).sum();
     return new ClaimRequest(
-        TOPICS, limit, maxRun, lease, token, now(skew), new HeldClaims(held.keySet(), heldRows));
+        topics, limit, maxRun, lease, token, now(skew), new HeldClaims(held.keySet(), heldRows));
   }
 
   /**

@@ -174,6 +174,17 @@ final class OrderWorld {
       next.nextBeat = at.plus(period).plus(late);
     }
     store.advanceTo(end);
+    relays.forEach(OrderRelay::readPauses); // the poll
+  }
+
+  /**
+   * An operator pauses the topic {@link OrderStore#PAUSABLE}, or resumes it; each relay reads it at
+   * the next tick (its poll).
+   */
+  void pause(int i) {
+    boolean paused =
+        store.rows.pause(OrderStore.PAUSABLE) || !store.rows.resume(OrderStore.PAUSABLE);
+    log((paused ? "pauses " : "resumes ") + OrderStore.PAUSABLE);
   }
 
   void log(String event) {
@@ -197,6 +208,11 @@ final class OrderWorld {
    * going keeps its lease.
    */
   void checkTaken(OrderRelay relay, List<OutboxMessage> taken) {
+    for (OutboxMessage r : taken) {
+      if (relay.pausedSeen().contains(r.topic())) {
+        fail(relay + " claimed " + r.seq() + " of " + r.topic() + ", which it has read paused");
+      }
+    }
     for (OrderRelay holder : relays) {
       for (Map.Entry<String, Set<Long>> claim : holder.unsettled.entrySet()) {
         for (OutboxMessage r : taken) {
@@ -286,7 +302,7 @@ final class OrderWorld {
         .unsettled
         .values()
         .forEach(s -> s.forEach(q -> inFlight.add(store.rows.row(q).aggregate())));
-    for (ModelRow r : store.claimable(relay.unsettled)) {
+    for (ModelRow r : store.claimable(relay.unsettled, relay.topics())) {
       if (!inFlight.contains(r.aggregate()) || relay.passedOver.contains(r.aggregate())) {
         throw new AssertionError(
             "the producer sleeps while a claim would find message "
@@ -309,6 +325,8 @@ final class OrderWorld {
    */
   void quiesce(int steps) {
     relays.forEach(r -> r.stalled = false);
+    store.rows.resume(OrderStore.PAUSABLE);
+    relays.forEach(OrderRelay::readPauses);
     for (int step = 0; step < steps; step++) {
       OrderRelay lanes = first(r -> !r.running.isEmpty());
       OrderRelay writes = first(r -> !r.outcomes.isEmpty());

@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.repository;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.ModelRow;
@@ -73,6 +74,16 @@ final class DatabaseStoreSubject implements StoreSubject {
         r.getRemoteRef(),
         r.getResolution(),
         true);
+  }
+
+  @Override
+  public void pause(String topic) {
+    OutboxAdmin.create(db.dsl(), clock).pause(topic);
+  }
+
+  @Override
+  public void resume(String topic) {
+    OutboxAdmin.create(db.dsl(), clock).resume(topic);
   }
 
   @Override

@@ -37,6 +37,16 @@ final class ReferenceStoreSubject implements StoreSubject {
   }
 
   @Override
+  public void pause(String topic) {
+    store.pause(topic);
+  }
+
+  @Override
+  public void resume(String topic) {
+    store.resume(topic);
+  }
+
+  @Override
   public void reset() {
     clock = new MutableClock(DatabaseFixture.START);
     store = new ReferenceStore(clock);

@@ -396,4 +396,16 @@ abstract class RelayStoreContract {
   private static List<Long> seqs(List<OutboxMessage> messages) {
     return messages.stream().map(OutboxMessage::seq).toList();
   }
+
+  @Test
+  void thePausedTopicsAreTheOnesAnOperatorPausedAndNotResumed() {
+    assertThat(subject.store().pausedTopics()).isEmpty();
+    subject.pause("t");
+    subject.pause("u");
+    subject.pause("t");
+    assertThat(subject.store().pausedTopics()).containsExactlyInAnyOrder("t", "u");
+    subject.resume("t");
+    subject.resume("never");
+    assertThat(subject.store().pausedTopics()).containsExactly("u");
+  }
 }

@@ -22,6 +22,12 @@ interface StoreSubject extends AutoCloseable {
   /** The row {@code seq} as the model would hold it, or null when there is none. */
   ModelRow row(long seq);
 
+  /** An operator pauses {@code topic} (OutboxAdmin.pause on a database). */
+  void pause(String topic);
+
+  /** An operator resumes {@code topic}. */
+  void resume(String topic);
+
   /** Empties the store and sets the clock back to the start. */
   void reset();
 

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.schema;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class PostgresPausedTopicUpgradeTest extends PausedTopicUpgradeContract {
+  PostgresPausedTopicUpgradeTest() {
+    super(TestDatabase.Kind.POSTGRES);
+  }
+}
