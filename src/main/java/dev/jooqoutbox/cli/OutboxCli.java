@@ -33,6 +33,7 @@ import picocli.CommandLine.Spec;
       UnknownCommand.class,
       ResolveCommand.class,
       PauseCommand.class,
+      ConsoleCommand.class,
       ResumeCommand.class,
       PurgeCommand.class,
       CommandLine.HelpCommand.class

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.jooqoutbox.BlockedMessages;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxStats;
+import dev.jooqoutbox.internal.cli.StatsJson;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
@@ -175,17 +176,6 @@ final class StatusCommand extends OutboxCommand {
   }
 
   private static ObjectNode toJson(ObjectMapper mapper, OutboxStats s) {
-    ObjectNode stats =
-        mapper
-            .createObjectNode()
-            .put("pending", s.pending())
-            .put("leased", s.leased())
-            .put("unknown", s.unknown())
-            .put("dead", s.dead())
-            .put("sentAwaitingPurge", s.sentAwaitingPurge());
-    // Nothing pending has no age: null, as the text prints "-" (0 would read as "just written").
-    return s.pending() == 0
-        ? stats.putNull("oldestPendingAgeMillis")
-        : stats.put("oldestPendingAgeMillis", s.oldestPendingAge().toMillis());
+    return StatsJson.of(mapper, s);
   }
 }

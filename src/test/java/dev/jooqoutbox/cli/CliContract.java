@@ -3,6 +3,7 @@ package dev.jooqoutbox.cli;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,13 +13,21 @@ import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** Every CLI command against a real database of one dialect, through picocli's execute. */
 abstract class CliContract extends DatabaseFixture {
@@ -311,6 +320,63 @@ abstract class CliContract extends DatabaseFixture {
     assertThat(r.err()).startsWith("outbox pause: ").contains("topic");
     assertThat(OutboxAdmin.create(db.dsl(), clock).pausedTopics()).isEmpty();
     assertThat(run("status", "--db", db.url()).exitCode()).isZero();
+  }
+
+  // ---------------------------------------------------------------- console
+
+  @Test
+  void consoleServesItsPageAtTheAddressItPrintsUntilStopped() throws Exception {
+    write("a", "order.placed", Map.of("n", 1));
+    StringWriter out = new StringWriter();
+    AtomicInteger exit = new AtomicInteger(-1);
+    Thread cli =
+        new Thread(
+            () ->
+                exit.set(
+                    new CommandLine(new OutboxCli(clock))
+                        .setOut(new PrintWriter(out, true))
+                        .setErr(new PrintWriter(new StringWriter(), true))
+                        .execute("console", "--db", db.url(), "--read-only")));
+    cli.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> out.toString().contains("open http"));
+    String url =
+        out.toString().lines().filter(l -> l.startsWith("open ")).findFirst().orElseThrow();
+    URI address = URI.create(url.substring("open ".length()));
+    assertThat(address.getHost()).isEqualTo("127.0.0.1");
+    assertThat(out.toString()).contains("(read only)");
+    String token = address.getQuery().substring("token=".length());
+
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<String> overview =
+        http.send(
+            HttpRequest.newBuilder(address.resolve("/api/overview"))
+                .header("Authorization", "Bearer " + token)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(overview.statusCode()).isEqualTo(200);
+    JsonNode json = new ObjectMapper().readTree(overview.body());
+    assertThat(json.get("total").get("pending").asLong()).isOne();
+    assertThat(json.get("actions").asBoolean()).as("--read-only").isFalse();
+    assertThat(
+            http.send(
+                    HttpRequest.newBuilder(address.resolve("/api/overview")).build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .isEqualTo(401);
+
+    cli.interrupt();
+    cli.join(10_000);
+    assertThat(exit).hasValue(0);
+  }
+
+  @Test
+  void consoleRefusesABadPortOrTokenBeforeListening() {
+    CliResult port = run("console", "--db", db.url(), "--port", "70000");
+    assertThat(port.exitCode()).isEqualTo(1);
+    assertThat(port.err()).contains("--port");
+    CliResult token = run("console", "--db", db.url(), "--token", "short");
+    assertThat(token.exitCode()).isEqualTo(1);
+    assertThat(token.err()).contains("--token");
   }
 
   // ---------------------------------------------------------------- requeue

@@ -1,4 +1,5 @@
 /**
- * What the CLI and its demo share below their commands: JDBC URLs and connection failures. Not API.
+ * What the CLI, its demo and the console share below their commands: JDBC URLs, connection
+ * failures, the counts as JSON. Not API.
  */
 package dev.jooqoutbox.internal.cli;

@@ -1,0 +1,83 @@
+package dev.jooqoutbox.cli;
+
+import dev.jooqoutbox.console.OutboxConsole;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "console",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Serves the operator console, a web page over this outbox, until stopped (Ctrl-C).",
+      "It listens on 127.0.0.1 unless --bind says otherwise, and prints the address to open: it"
+          + " carries a token, random unless --token gives one, without which no request is"
+          + " answered.",
+      "Requeue, resolve, pause and resume are on unless --read-only; payloads are hidden unless"
+          + " --show-payloads (they may carry personal data)."
+    })
+final class ConsoleCommand extends OutboxCommand {
+
+  @Mixin DatabaseOption database;
+
+  @Option(names = "--port", paramLabel = "N", description = "The port (default: a free one).")
+  int port;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDRESS",
+      description = "The address to listen on (default 127.0.0.1).")
+  String bind = "127.0.0.1";
+
+  @Option(
+      names = "--token",
+      paramLabel = "TOKEN",
+      description = "The token requests must carry (at least 16 of A-Z a-z 0-9 - _ .).")
+  String token;
+
+  @Option(names = "--read-only", description = "No requeue, resolve, pause or resume.")
+  boolean readOnly;
+
+  @Option(names = "--show-payloads", description = "Show message payloads.")
+  boolean showPayloads;
+
+  @Override
+  int execute() {
+    if (port < 0 || port > 65_535) {
+      throw new CliException("--port is 0 to 65535, was " + port);
+    }
+    InetSocketAddress address;
+    try {
+      address = new InetSocketAddress(InetAddress.getByName(bind), port);
+    } catch (UnknownHostException e) {
+      throw new CliException("--bind: no such address: " + bind);
+    }
+    try (CliDatabase db = CliDatabase.openMigrated(database)) {
+      OutboxConsole.Builder builder =
+          OutboxConsole.builder(db.admin(clock()))
+              .bind(address)
+              .actions(!readOnly)
+              .showPayloads(showPayloads);
+      if (token != null) {
+        try {
+          builder.token(token);
+        } catch (IllegalArgumentException e) {
+          throw new CliException("--token: " + e.getMessage());
+        }
+      }
+      try (OutboxConsole console = builder.start()) {
+        out().println("outbox console for " + db.displayUrl() + (readOnly ? " (read only)" : ""));
+        out().println("open " + console.url());
+        out().flush();
+        new CountDownLatch(1).await(); // until the JVM stops or this thread is interrupted
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return 0;
+    }
+  }
+}

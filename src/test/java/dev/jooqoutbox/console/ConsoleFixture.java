@@ -1,0 +1,42 @@
+package dev.jooqoutbox.console;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+
+/** The rows the console's tests show: messages written, claimed, dead-lettered. */
+abstract class ConsoleFixture extends DatabaseFixture {
+
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  ConsoleFixture(TestDatabase.Kind kind) {
+    super(kind);
+  }
+
+  String write(String aggregate, String topic) {
+    return db.dsl()
+        .transactionResult(tx -> outbox.write(tx.dsl(), aggregate, topic, Map.of("n", 1)));
+  }
+
+  /** Claims the next ready message of {@code topic} with the token {@code token}. */
+  OutboxMessage claim(String topic, String token) {
+    return repository.claim(Set.of(topic), 1, LEASE, token, clock.instant()).get(0);
+  }
+
+  /** Claims the next ready message of {@code topic} and dead-letters it with {@code error}. */
+  void deadLetterNext(String topic, String error) {
+    OutboxMessage m = claim(topic, "dead");
+    repository.deadLetter("dead", m.seq(), error, clock.instant());
+  }
+
+  /** Claims the next ready message of {@code topic} and makes its outcome unknown. */
+  void unknownNext(String topic, String remoteRef) {
+    OutboxMessage m = claim(topic, "unknown");
+    repository
+        .outcomes()
+        .markUnknown("unknown", m.seq(), remoteRef, "timed out", clock.instant(), clock.instant());
+  }
+}

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.console;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class MariaDbConsoleTest extends ConsoleContract {
+  MariaDbConsoleTest() {
+    super(TestDatabase.Kind.MARIADB);
+  }
+}
