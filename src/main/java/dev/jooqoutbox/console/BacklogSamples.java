@@ -35,8 +35,22 @@ final class BacklogSamples implements AutoCloseable {
 
   BacklogSamples(OutboxAdmin admin, Clock clock, Duration every) {
     this.admin = admin;
+    checkEvery(every);
     this.clock = clock;
     this.every = every;
+  }
+
+  /**
+   * Refuses an interval outside 1 s to 5 min: shorter would read the counts more often than a chart
+   * of an hour needs, longer would leave it with a dozen points.
+   */
+  static Duration checkEvery(Duration every) {
+    if (every == null
+        || every.compareTo(Duration.ofSeconds(1)) < 0
+        || every.compareTo(Duration.ofMinutes(5)) > 0) {
+      throw new IllegalArgumentException("sampleEvery must be between 1 s and 5 min");
+    }
+    return every;
   }
 
   void start() {

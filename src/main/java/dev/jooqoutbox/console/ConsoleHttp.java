@@ -3,14 +3,9 @@ package dev.jooqoutbox.console;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,9 +19,6 @@ final class ConsoleHttp {
 
   private static final Logger log = LoggerFactory.getLogger(OutboxConsole.class);
   static final String COOKIE = "outbox_console";
-
-  /** The largest request body: an action names at most a page of ids. */
-  static final int MAX_BODY = 1 << 20;
 
   private final byte[] token;
   private final InetSocketAddress bound;
@@ -72,7 +64,7 @@ final class ConsoleHttp {
       return Answer.text(421, "unknown host");
     }
     String method = exchange.getRequestMethod();
-    Map<String, String> query = query(exchange.getRequestURI());
+    Map<String, String> query = ConsoleRules.query(exchange.getRequestURI().getRawQuery());
     if (method.equals("GET") && query.containsKey("token")) {
       if (!tokenMatches(query.get("token"))) {
         return Answer.text(401, "wrong token");
@@ -91,18 +83,16 @@ final class ConsoleHttp {
     }
     byte[] body = new byte[0];
     if (method.equals("POST")) {
-      String origin = in.getFirst("Origin");
-      if (origin != null && !origin.equals(ourOrigin(in.getFirst("Host")))) {
-        return Answer.text(403, "a request from another origin");
+      ConsoleRules.Action action =
+          ConsoleRules.action(
+              in.getFirst("Origin"),
+              in.getFirst("Host"),
+              in.getFirst("Content-Type"),
+              exchange.getRequestBody());
+      if (action.refused() != null) {
+        return action.refused();
       }
-      String type = in.getFirst("Content-Type");
-      if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-        return Answer.text(415, "an action is a JSON body");
-      }
-      body = readBody(exchange.getRequestBody());
-      if (body == null) {
-        return Answer.text(413, "a body of at most " + MAX_BODY + " bytes");
-      }
+      body = action.body();
     } else if (!method.equals("GET")) {
       return Answer.text(405, "GET or POST");
     }
@@ -118,10 +108,6 @@ final class ConsoleHttp {
       return true; // the operator chose to listen elsewhere, and names the host to reach it by
     }
     return host.equals("127.0.0.1:" + port) || host.equals("localhost:" + port);
-  }
-
-  private static String ourOrigin(String host) {
-    return "http://" + host;
   }
 
   private boolean tokenMatches(String presented) {
@@ -145,43 +131,14 @@ final class ConsoleHttp {
     return null;
   }
 
-  private static byte[] readBody(InputStream in) throws IOException {
-    byte[] body = in.readNBytes(MAX_BODY + 1);
-    return body.length > MAX_BODY ? null : body;
-  }
-
   private static String path(HttpExchange exchange) {
     return exchange.getRequestURI().getRawPath();
-  }
-
-  /** The query's parameters, decoded; each name once (the first), at most 20 of them. */
-  static Map<String, String> query(URI uri) {
-    Map<String, String> params = new HashMap<>();
-    String raw = uri.getRawQuery();
-    if (raw == null || raw.isEmpty()) {
-      return params;
-    }
-    String[] pairs = raw.split("&", 21);
-    for (int i = 0; i < Math.min(pairs.length, 20); i++) {
-      String[] kv = pairs[i].split("=", 2);
-      String name = URLDecoder.decode(kv[0], StandardCharsets.UTF_8);
-      String value = kv.length > 1 ? URLDecoder.decode(kv[1], StandardCharsets.UTF_8) : "";
-      params.putIfAbsent(name, value);
-    }
-    return params;
   }
 
   private static void send(HttpExchange exchange, Answer answer) throws IOException {
     Headers out = exchange.getResponseHeaders();
     out.set("Content-Type", answer.type());
-    out.set(
-        "Content-Security-Policy",
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self';"
-            + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
-    out.set("X-Content-Type-Options", "nosniff");
-    out.set("X-Frame-Options", "DENY");
-    out.set("Referrer-Policy", "no-referrer");
-    out.set("Cache-Control", "no-store");
+    ConsoleRules.HEADERS.forEach(out::set);
     byte[] body = answer.body();
     exchange.sendResponseHeaders(answer.status(), body.length == 0 ? -1 : body.length);
     if (body.length > 0) {

@@ -35,6 +35,9 @@ import java.util.concurrent.Executors;
  *
  * <p>The backlog chart is sampled by the console itself, once every {@link Builder#sampleEvery}
  * while it runs, and covers at most the last hour.
+ *
+ * <p>To serve the same page in a servlet container, behind the application's own security, see
+ * {@link OutboxConsoleServlet}.
  */
 public final class OutboxConsole implements AutoCloseable {
 
@@ -166,12 +169,7 @@ public final class OutboxConsole implements AutoCloseable {
      * @throws IllegalArgumentException when outside those bounds
      */
     public Builder sampleEvery(Duration every) {
-      if (every == null
-          || every.compareTo(Duration.ofSeconds(1)) < 0
-          || every.compareTo(Duration.ofMinutes(5)) > 0) {
-        throw new IllegalArgumentException("sampleEvery must be between 1 s and 5 min");
-      }
-      this.sampleEvery = every;
+      this.sampleEvery = BacklogSamples.checkEvery(every);
       return this;
     }
 

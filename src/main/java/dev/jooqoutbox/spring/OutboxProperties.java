@@ -24,6 +24,7 @@ public class OutboxProperties {
 
   private final Schema schema = new Schema();
   private final Health health = new Health();
+  private final Console console = new Console();
 
   /**
    * Which outbox of the database the application writes to, relays, migrates and reports on: a
@@ -76,6 +77,10 @@ public class OutboxProperties {
 
   public Health getHealth() {
     return health;
+  }
+
+  public Console getConsole() {
+    return console;
   }
 
   /** The writer's side: the {@code Outbox} bean. */
@@ -174,6 +179,54 @@ public class OutboxProperties {
 
     public void setMaxDeadLetters(long maxDeadLetters) {
       this.maxDeadLetters = maxDeadLetters;
+    }
+  }
+
+  /** The operator console on the management server (docs/console.md). */
+  public static class Console {
+
+    /** Whether the console is served on the management server, under the Actuator's base path. */
+    private boolean enabled = false;
+
+    /** Whether the console may requeue, resolve, pause and resume. */
+    private boolean actions = false;
+
+    /** Whether the console shows a message's payload (payloads carry personal data). */
+    private boolean showPayloads = false;
+
+    /** How often the console samples the backlog for its chart, 1s to 5m. */
+    private Duration sampleEvery = Duration.ofSeconds(15);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public boolean isActions() {
+      return actions;
+    }
+
+    public void setActions(boolean actions) {
+      this.actions = actions;
+    }
+
+    public boolean isShowPayloads() {
+      return showPayloads;
+    }
+
+    public void setShowPayloads(boolean showPayloads) {
+      this.showPayloads = showPayloads;
+    }
+
+    public Duration getSampleEvery() {
+      return sampleEvery;
+    }
+
+    public void setSampleEvery(Duration sampleEvery) {
+      this.sampleEvery = sampleEvery;
     }
   }
 }

@@ -63,7 +63,7 @@ function row(cells) {
 }
 
 async function overview() {
-  const o = await getJson('/api/overview');
+  const o = await getJson('api/overview');
   state.actions = o.actions;
   document.body.classList.toggle('read-only', !o.actions);
   document.getElementById('mode').textContent =
@@ -77,8 +77,8 @@ async function overview() {
       oldestPendingAgeMillis: null };
     const paused = topic in o.paused;
     const act = paused
-      ? button('Resume', () => post('/api/topics/resume', { topic }).then(overview))
-      : button('Pause', () => post('/api/topics/pause', { topic }).then(overview));
+      ? button('Resume', () => post('api/topics/resume', { topic }).then(overview))
+      : button('Pause', () => post('api/topics/pause', { topic }).then(overview));
     const tr = row([{ text: topic }, { text: s.pending, cls: 'n' }, { text: s.leased, cls: 'n' },
       { text: s.unknown, cls: 'n' }, { text: s.dead, cls: 'n' },
       { text: s.sentAwaitingPurge, cls: 'n' }, { text: age(s.oldestPendingAgeMillis) },
@@ -125,7 +125,7 @@ async function deadLetters(more) {
   const q = new URLSearchParams(state.deadFilter);
   if (state.deadAfter) q.set('after', state.deadAfter);
   q.set('limit', '50');
-  const page = await getJson('/api/dead-letters?' + q);
+  const page = await getJson('api/dead-letters?' + q);
   const body = document.querySelector('#dead-letters tbody');
   if (!more) body.replaceChildren();
   for (const d of page.letters) {
@@ -141,7 +141,7 @@ async function deadLetters(more) {
 }
 
 async function unknownOutcomes() {
-  const u = await getJson('/api/unknown');
+  const u = await getJson('api/unknown');
   const b = u.blocked;
   document.getElementById('blocked').textContent = b.messages
     ? b.messages + ' messages of ' + b.aggregates + ' aggregates wait behind them (the oldest: ' +
@@ -153,7 +153,7 @@ async function unknownOutcomes() {
     const actions = el('span');
     for (const r of ['SENT', 'RETRY', 'DEAD']) {
       actions.appendChild(button(r.toLowerCase(), () =>
-        post('/api/unknown/resolve', { id: o.id, resolution: r }).then(unknownOutcomes)));
+        post('api/unknown/resolve', { id: o.id, resolution: r }).then(unknownOutcomes)));
     }
     body.appendChild(row([{ text: o.id }, { text: o.aggregate }, { text: o.topic },
       { text: o.since }, { text: o.remoteRef }, { text: o.lastError, cls: 'error-text' }, actions]));
@@ -163,7 +163,7 @@ async function unknownOutcomes() {
 async function message(id) {
   const dl = document.getElementById('message-state');
   dl.replaceChildren();
-  const r = await fetch('/api/message?id=' + encodeURIComponent(id), { credentials: 'same-origin' });
+  const r = await fetch('api/message?id=' + encodeURIComponent(id), { credentials: 'same-origin' });
   if (r.status === 404) {
     dl.appendChild(el('dt', 'not found'));
     dl.appendChild(el('dd', id));
@@ -192,7 +192,7 @@ function wire() {
   document.getElementById('pause-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const topic = document.getElementById('pause-topic').value;
-    post('/api/topics/pause', { topic }).then(overview).catch((x) => showError(x.message));
+    post('api/topics/pause', { topic }).then(overview).catch((x) => showError(x.message));
   });
   document.getElementById('dead-filter').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -208,13 +208,13 @@ function wire() {
   document.getElementById('requeue-selected').addEventListener('click', () => {
     const ids = [...document.querySelectorAll('#dead-letters tbody input:checked')].map((b) => b.value);
     if (!ids.length) return showError('select dead letters first');
-    post('/api/dead-letters/requeue', { ids }).then(() => deadLetters(false))
+    post('api/dead-letters/requeue', { ids }).then(() => deadLetters(false))
       .catch((x) => showError(x.message));
   });
   document.getElementById('requeue-topic').addEventListener('click', () => {
     const topic = state.deadFilter.get('topic');
     if (!topic) return showError('filter by a topic first');
-    post('/api/dead-letters/requeue', { topic }).then(() => deadLetters(false))
+    post('api/dead-letters/requeue', { topic }).then(() => deadLetters(false))
       .catch((x) => showError(x.message));
   });
   document.getElementById('message-form').addEventListener('submit', (e) => {

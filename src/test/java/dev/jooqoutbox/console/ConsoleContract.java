@@ -68,7 +68,7 @@ abstract class ConsoleContract extends ConsoleFixture {
     assertThat(cookie).contains("HttpOnly").contains("SameSite=Strict");
     HttpResponse<String> page = send(get("/").header("Cookie", cookie.split(";")[0]).build());
     assertThat(page.statusCode()).isEqualTo(200);
-    assertThat(page.body()).contains("<script src=\"/console.js\"");
+    assertThat(page.body()).contains("<script src=\"console.js\"");
     assertThat(page.headers().firstValue("Content-Security-Policy").orElseThrow())
         .contains("script-src 'self'")
         .contains("frame-ancestors 'none'");

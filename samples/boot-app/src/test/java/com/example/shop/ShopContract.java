@@ -114,6 +114,14 @@ abstract class ShopContract {
     assertThat(unknown.body().get("requeued").asBoolean()).isFalse();
   }
 
+  @Test
+  void theOperatorConsoleIsOffUnlessAPropertyTurnsItOn() {
+    int port = environment.getRequiredProperty("local.server.port", Integer.class);
+    assertThat(Operator.at(port).get("/actuator/outbox-console/").statusCode()).isEqualTo(404);
+    assertThat(Operator.at(port).get("/actuator/outbox-console/api/overview").statusCode())
+        .isEqualTo(404);
+  }
+
   private static List<String> ids(JsonNode page) {
     List<String> ids = new ArrayList<>();
     page.get("deadLetters").forEach(letter -> ids.add(letter.get("id").asText()));

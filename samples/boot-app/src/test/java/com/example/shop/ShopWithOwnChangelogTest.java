@@ -7,6 +7,7 @@ import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -17,6 +18,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = "spring.liquibase.change-log=classpath:db/shop-changelog.xml")
+@Import(ShopDatabase.DropOnClose.class)
 class ShopWithOwnChangelogTest extends ShopContract {
 
   @DynamicPropertySource

@@ -7,6 +7,7 @@ import org.jooq.DSLContext;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -22,6 +23,7 @@ import org.springframework.test.context.DynamicPropertySource;
       "spring.sql.init.mode=always",
       "spring.sql.init.schema-locations=classpath:shop-schema.sql"
     })
+@Import(ShopDatabase.DropOnClose.class)
 class ShopWithoutChangelogTest extends ShopContract {
 
   @DynamicPropertySource
