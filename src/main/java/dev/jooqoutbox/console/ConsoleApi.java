@@ -77,7 +77,10 @@ final class ConsoleApi implements ConsoleHttp.Routes {
       if (!actions) {
         return Answer.text(403, "actions are off in this console");
       }
-      return post(r.path(), JSON.readTree(r.body()));
+      Answer answer = post(r.path(), JSON.readTree(r.body()));
+      // The overview shows what the action changed, not the counts of before it.
+      samples.sample();
+      return answer;
     } catch (BadRequest | IllegalArgumentException | OutboxException e) {
       return Answer.text(400, e.getMessage());
     } catch (IOException e) {
@@ -96,7 +99,7 @@ final class ConsoleApi implements ConsoleHttp.Routes {
     Map<String, String> q = r.query();
     return switch (r.path()) {
       case "/api/overview" ->
-          ok(json.overview(admin, samples.lastHour(), samples.every(), actions));
+          ok(json.overview(admin, samples.latest(), samples.lastHour(), samples.every(), actions));
       case "/api/dead-letters" -> ok(json.deadLetters(admin.deadLetters(deadLetterQuery(q))));
       case "/api/unknown" ->
           ok(json.unknown(admin.unknownOutcomes(MAX_PAGE), admin.blockedBehindUnknown()));

@@ -31,13 +31,18 @@ final class ConsoleJson {
   }
 
   ObjectNode overview(
-      OutboxAdmin admin, List<BacklogSamples.Sample> samples, Duration every, boolean actions) {
-    Map<String, OutboxStats> byTopic = admin.statsByTopic();
-    Map<String, Instant> paused = admin.pausedTopics();
+      OutboxAdmin admin,
+      BacklogSamples.Latest latest,
+      List<BacklogSamples.Sample> samples,
+      Duration every,
+      boolean actions) {
+    Map<String, OutboxStats> byTopic = latest.byTopic();
+    Map<String, Instant> paused = admin.pausedTopics(); // one small table: read live
     ObjectNode root = json.createObjectNode();
     root.put("actions", actions);
     root.put("payloads", showPayloads);
     root.put("sampleEverySeconds", every.toSeconds());
+    root.put("countsAt", latest.at().toString());
     root.set("total", stats(OutboxStats.sum(byTopic.values())));
     ObjectNode topics = root.putObject("topics");
     byTopic.forEach(

@@ -69,6 +69,8 @@ async function overview() {
   document.getElementById('mode').textContent =
     (o.actions ? 'actions on' : 'read only') + (o.payloads ? ', payloads shown' : '');
   document.getElementById('every').textContent = o.sampleEverySeconds;
+  document.getElementById('counts-every').textContent = o.sampleEverySeconds;
+  document.getElementById('counts-at').textContent = o.countsAt;
   const body = document.querySelector('#topics tbody');
   body.replaceChildren();
   const names = new Set(Object.keys(o.topics).concat(Object.keys(o.paused)));

@@ -16,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -139,6 +140,26 @@ abstract class ConsoleContract extends ConsoleFixture {
         .isEqualTo(admin.pausedTopics().get("payments").toString());
     assertThat(o.get("actions").asBoolean()).isTrue();
     assertThat(o.get("payloads").asBoolean()).isFalse();
+  }
+
+  @Test
+  void theOverviewAnswersFromTheLatestSampleWhichAnActionHereRefreshes() throws Exception {
+    write("a", "orders");
+    JsonNode first = getJson("/api/overview");
+    assertThat(first.get("total").get("pending").asLong()).isEqualTo(1);
+
+    write("b", "orders"); // by someone else: the overview shows it at the next sample
+    JsonNode cached = getJson("/api/overview");
+    assertThat(cached.get("countsAt").asText()).isEqualTo(first.get("countsAt").asText());
+    assertThat(cached.get("total").get("pending").asLong()).isEqualTo(1);
+
+    postJson("/api/topics/pause", Map.of("topic", "payments"));
+    JsonNode after = getJson("/api/overview");
+    assertThat(after.get("total").get("pending").asLong())
+        .isEqualTo(admin.stats().pending())
+        .isEqualTo(2);
+    assertThat(Instant.parse(after.get("countsAt").asText()))
+        .isAfterOrEqualTo(Instant.parse(first.get("countsAt").asText()));
   }
 
   @Test
