@@ -1,10 +1,11 @@
 package dev.jooqoutbox;
 
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * One message as an operator sees it, read at one moment. {@link #toString()} leaves out the
- * payload, so logging a state cannot leak its content.
+ * payload and the headers, so logging a state cannot leak their content.
  *
  * @param status derived from the row at the moment it was read
  * @param attempts claims counted so far (a claim whose relay crashed counts too)
@@ -18,6 +19,7 @@ import java.time.Instant;
  * @param outcomeUnknownAt when its handler reported the outcome unknown; null unless {@code
  *     OUTCOME_UNKNOWN}
  * @param remoteRef the remote system's reference given with an unknown outcome; kept once set
+ * @param headers the headers it was written with; empty when none
  */
 public record MessageState(
     long seq,
@@ -34,7 +36,12 @@ public record MessageState(
     Instant deadAt,
     String payloadJson,
     Instant outcomeUnknownAt,
-    String remoteRef) {
+    String remoteRef,
+    Map<String, String> headers) {
+
+  public MessageState {
+    headers = headers == null ? Map.of() : Map.copyOf(headers);
+  }
 
   @Override
   public String toString() {

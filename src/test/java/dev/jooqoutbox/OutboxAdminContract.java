@@ -36,6 +36,24 @@ abstract class OutboxAdminContract extends DatabaseFixture {
   }
 
   @Test
+  void messageStateShowsTheHeadersItWasWrittenWithButNotInItsToString() {
+    String id =
+        db.dsl()
+            .transactionResult(
+                tx ->
+                    outbox
+                        .message("acct-9", "t", java.util.Map.of("n", 1))
+                        .header("traceparent", "00-abc-01")
+                        .header("tenant", "north")
+                        .write(tx.dsl()));
+    MessageState state = admin.message(id).orElseThrow();
+    assertThat(state.headers())
+        .containsExactlyInAnyOrderEntriesOf(
+            java.util.Map.of("traceparent", "00-abc-01", "tenant", "north"));
+    assertThat(state.toString()).doesNotContain("north");
+  }
+
+  @Test
   void messageStateFollowsAMessageThroughItsLife() {
     String id = write("acct-1", "t");
     MessageState pending = admin.message(id).orElseThrow();
@@ -45,6 +63,7 @@ abstract class OutboxAdminContract extends DatabaseFixture {
     assertThat(pending.aggregate()).isEqualTo("acct-1");
     assertThat(pending.topic()).isEqualTo("t");
     assertThat(pending.payloadJson()).contains("acct-1");
+    assertThat(pending.headers()).as("written without headers").isEmpty();
 
     long seq = claimOne("token").seq();
     MessageState leased = admin.message(id).orElseThrow();

@@ -124,6 +124,8 @@ final class ConsoleJson {
             .put("deadAt", text(m.deadAt()))
             .put("outcomeUnknownAt", text(m.outcomeUnknownAt()))
             .put("remoteRef", m.remoteRef());
+    ObjectNode headers = node.putObject("headers");
+    m.headers().forEach(headers::put);
     if (showPayloads) {
       node.put("payload", m.payloadJson());
     }

@@ -175,6 +175,12 @@ async function message(id) {
   const m = await r.json();
   for (const [k, v] of Object.entries(m)) {
     dl.appendChild(el('dt', k));
+    if (k === 'headers') {
+      const entries = Object.entries(v);
+      if (entries.length === 0) dl.appendChild(el('dd', '-'));
+      for (const [name, value] of entries) dl.appendChild(el('dd', name + ': ' + value));
+      continue;
+    }
     dl.appendChild(el('dd', v === null ? '-' : v));
   }
 }

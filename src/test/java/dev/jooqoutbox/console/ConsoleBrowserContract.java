@@ -159,7 +159,10 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> browser.findElement(By.id("message-state")).getText().contains("SENT"));
-    assertThat(browser.findElement(By.id("message-state")).getText()).doesNotContain("payload");
+    assertThat(browser.findElement(By.id("message-state")).getText())
+        .doesNotContain("payload")
+        .contains("source: " + HEADER_MARKUP);
+    assertThat(browser.findElements(By.cssSelector("#message-state img"))).isEmpty();
     screenshot("message");
 
     List<LogEntry> errors =

@@ -238,6 +238,8 @@ abstract class ConsoleContract extends ConsoleFixture {
     JsonNode hidden = getJson("/api/message?id=" + encode(id));
     assertThat(hidden.get("status").asText()).isEqualTo("PENDING");
     assertThat(hidden.has("payload")).isFalse();
+    assertThat(hidden.get("headers").get("source").asText()).isEqualTo(HEADER_MARKUP);
+    assertThat(admin.message(id).orElseThrow().headers()).containsEntry("source", HEADER_MARKUP);
 
     try (OutboxConsole shows = OutboxConsole.builder(admin).showPayloads(true).start()) {
       HttpResponse<String> r =

@@ -16,9 +16,17 @@ abstract class ConsoleFixture extends DatabaseFixture {
     super(kind);
   }
 
+  /** A header every written message carries: markup, to be shown as text. */
+  static final String HEADER_MARKUP = "<img src=x onerror=alert(3)>";
+
   String write(String aggregate, String topic) {
     return db.dsl()
-        .transactionResult(tx -> outbox.write(tx.dsl(), aggregate, topic, Map.of("n", 1)));
+        .transactionResult(
+            tx ->
+                outbox
+                    .message(aggregate, topic, Map.of("n", 1))
+                    .header("source", HEADER_MARKUP)
+                    .write(tx.dsl()));
   }
 
   /** Claims the next ready message of {@code topic} with the token {@code token}. */

@@ -19,9 +19,11 @@ import org.jooq.impl.DSL;
 final class DeadLetterQueries {
 
   private final DSLContext dsl;
+  private final MessageRows rows;
 
-  DeadLetterQueries(DSLContext dsl) {
+  DeadLetterQueries(DSLContext dsl, MessageRows rows) {
     this.dsl = dsl;
+    this.rows = rows;
   }
 
   DeadLetterPage deadLetters(DeadLetterQuery query) {
@@ -90,7 +92,7 @@ final class DeadLetterQueries {
     return DSL.noCondition();
   }
 
-  private static MessageState toState(OutboxMessageRecord r, Instant now) {
+  private MessageState toState(OutboxMessageRecord r, Instant now) {
     MessageStatus status;
     if (r.getSentAt() != null) {
       status = MessageStatus.SENT;
@@ -118,7 +120,8 @@ final class DeadLetterQueries {
         r.getDeadAt(),
         r.getPayload().data(),
         r.getOutcomeUnknownAt(),
-        r.getRemoteRef());
+        r.getRemoteRef(),
+        rows.readHeaders(r.getHeaders()));
   }
 
   private static DeadLetter toDeadLetter(OutboxMessageRecord r) {

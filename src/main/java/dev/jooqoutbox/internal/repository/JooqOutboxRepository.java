@@ -92,7 +92,7 @@ public final class JooqOutboxRepository {
     this.store = new MessageStore(dialect, rows);
     this.settler = new MessageSettler(dsl);
     this.claimer = new MessageClaimer(dsl, dialect, rows, settler, nanoTime);
-    this.deadLetters = new DeadLetterQueries(dsl);
+    this.deadLetters = new DeadLetterQueries(dsl, rows);
     this.backlog = new BacklogQueries(dsl, dialect, claimer::knownFloor);
     this.purger = new Purger(dsl);
     this.blocked = new BlockedQueries(dsl);
