@@ -35,7 +35,8 @@ import org.openqa.selenium.logging.LoggingPreferences;
  * chromium-driver}) on a real database: every page loads with no error in the browser's console;
  * the numbers shown are the ones {@link OutboxAdmin} returns; requeue, resolve, pause and resume
  * from the page change the database; markup in what the database holds renders as text and runs
- * nothing. Screenshots of each page go to {@code target/console-screenshots}.
+ * nothing. Screenshots of each page go to {@code target/console-screenshots}. A subclass may serve
+ * the page otherwise ({@link #serve}): in a servlet container, under a path.
  */
 abstract class ConsoleBrowserContract extends ConsoleFixture {
 
@@ -63,7 +64,6 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
       Assumptions.abort(message + "; set OUTBOX_TEST_BROWSER=required to fail instead");
     }
     admin = OutboxAdmin.create(db.dsl(), clock);
-    console = OutboxConsole.builder(admin).actions(true).start();
     ChromeOptions options = new ChromeOptions();
     options.setBinary(chromium);
     options.addArguments(
@@ -77,16 +77,39 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws Exception {
     try {
       if (browser != null) {
         browser.quit();
       }
     } finally {
-      if (console != null) {
-        console.close();
-      }
+      stopServing();
     }
+  }
+
+  /**
+   * Serves the console over {@code admin} with actions on, and returns the address an operator
+   * opens first: here the CLI's console, on the JDK's server, at the address it prints.
+   */
+  String serve(OutboxAdmin admin) throws Exception {
+    console = OutboxConsole.builder(admin).actions(true).start();
+    return console.url();
+  }
+
+  /** The page's own address, with its trailing slash. */
+  String base() {
+    return "http://127.0.0.1:" + console.port() + "/";
+  }
+
+  void stopServing() throws Exception {
+    if (console != null) {
+      console.close();
+    }
+  }
+
+  /** The name screenshots carry besides the page's and the database's. */
+  String shotSuffix() {
+    return "";
   }
 
   private static String env(String name, String otherwise) {
@@ -104,7 +127,7 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
     String unknown = write("acct-4", "payments");
     unknownNext("payments", "ch_42");
 
-    browser.get(console.url());
+    browser.get(serve(admin));
     WebElement orders = row("#topics", "orders");
     OutboxStats stats = admin.statsByTopic().get("orders");
     assertThat(cells(orders))
@@ -172,10 +195,6 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
     assertThat(errors).as("the browser's console").isEmpty();
   }
 
-  private String base() {
-    return "http://127.0.0.1:" + console.port() + "/";
-  }
-
   /** The row of the table {@code table} whose text holds {@code text}, once it shows. */
   private WebElement row(String table, String text) {
     return await()
@@ -199,7 +218,7 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
     File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
     Files.copy(
         shot.toPath(),
-        SHOTS.resolve(name + "-" + kind.name().toLowerCase() + ".png"),
+        SHOTS.resolve(name + "-" + kind.name().toLowerCase() + shotSuffix() + ".png"),
         StandardCopyOption.REPLACE_EXISTING);
   }
 }
