@@ -92,8 +92,12 @@ abstract class ProcessCrashContract extends DatabaseFixture {
     }
   }
 
-  /** What one SIGKILL hit: the process and the message ids it held claimed but unsettled. */
-  private record Kill(String process, long atMillis, long pending, Set<String> inFlight) {
+  /**
+   * What one SIGKILL hit: the process, the message ids it held claimed but unsettled, and how many
+   * of those its handlers had booked (each comes again after the lease: a copy for the inbox).
+   */
+  private record Kill(
+      String process, long atMillis, long pending, Set<String> inFlight, int bookedInFlight) {
     @Override
     public String toString() {
       return process
@@ -102,7 +106,9 @@ abstract class ProcessCrashContract extends DatabaseFixture {
           + " ms, pending "
           + pending
           + ", in flight "
-          + inFlight.size();
+          + inFlight.size()
+          + ", of them booked "
+          + bookedInFlight;
     }
   }
 
@@ -127,7 +133,10 @@ abstract class ProcessCrashContract extends DatabaseFixture {
 
     List<Kill> kills = new ArrayList<>();
     long killDeadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (kills.size() < MIN_KILLS && System.nanoTime() < killDeadline) {
+    // At least MIN_KILLS, and on until one caught a handler that had booked and not yet settled:
+    // whether a kill lands in that window is chance, and without one the inbox has nothing to drop.
+    while ((kills.size() < MIN_KILLS || kills.stream().allMatch(k -> k.bookedInFlight() == 0))
+        && System.nanoTime() < killDeadline) {
       Faults.sleep(200 + random.nextInt(600));
       long pending = Faults.pending(dsl);
       if (pending < 5L * BATCH_SIZE * processes) {
@@ -148,12 +157,14 @@ abstract class ProcessCrashContract extends DatabaseFixture {
           .as("exit code of %s after SIGKILL", names[victim])
           .isEqualTo(ChildJvm.SIGKILLED);
       // Its claims cannot change any more; others take them over only after the lease.
+      Set<String> held = heldBy(dsl, names[victim]);
       kills.add(
           new Kill(
               names[victim],
               millisSince(drainStart),
               Faults.pending(dsl),
-              heldBy(dsl, names[victim])));
+              held,
+              booked(dsl, held)));
       names[victim] = processName(victim, incarnations[victim]++);
       slots[victim] = startRelay(names[victim]);
     }
@@ -220,9 +231,16 @@ abstract class ProcessCrashContract extends DatabaseFixture {
     assertThat(report.duplicates())
         .as("duplicate deliveries: at most one batch per kill")
         .isLessThanOrEqualTo(bound)
+        .as("duplicate deliveries: each message a killed relay's handlers had booked comes again")
+        .isGreaterThanOrEqualTo(kills.stream().mapToInt(Kill::bookedInFlight).sum())
         .as("duplicate deliveries: some kill caught handlers that had booked")
         .isPositive();
     ChildJvm.deleteLogs(logs); // kept, and printed above, only when the test fails
+  }
+
+  /** How many of {@code ids} the ledger booked. */
+  private static int booked(DSLContext dsl, Set<String> ids) {
+    return ids.isEmpty() ? 0 : dsl.fetchCount(Faults.BOOKING, Faults.MESSAGE_ID.in(ids));
   }
 
   /** The ids of the messages {@code process} holds claimed and not yet settled. */
