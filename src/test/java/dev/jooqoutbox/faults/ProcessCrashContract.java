@@ -58,6 +58,9 @@ abstract class ProcessCrashContract extends DatabaseFixture {
   static final int HANDLER_CONCURRENCY = 2;
   static final int MIN_KILLS = 6;
 
+  /** The messages booked and not yet settled the kills must catch, over all of them. */
+  static final int MIN_BOOKED_AT_KILLS = 3;
+
   private final int processes;
   private final int messages;
   private final int aggregates;
@@ -97,7 +100,7 @@ abstract class ProcessCrashContract extends DatabaseFixture {
    * of those its handlers had booked (each comes again after the lease: a copy for the inbox).
    */
   private record Kill(
-      String process, long atMillis, long pending, Set<String> inFlight, int bookedInFlight) {
+      String process, long atMillis, long pending, Set<String> inFlight, Set<String> booked) {
     @Override
     public String toString() {
       return process
@@ -108,7 +111,7 @@ abstract class ProcessCrashContract extends DatabaseFixture {
           + ", in flight "
           + inFlight.size()
           + ", of them booked "
-          + bookedInFlight;
+          + booked.size();
     }
   }
 
@@ -133,9 +136,11 @@ abstract class ProcessCrashContract extends DatabaseFixture {
 
     List<Kill> kills = new ArrayList<>();
     long killDeadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    // At least MIN_KILLS, and on until one caught a handler that had booked and not yet settled:
-    // whether a kill lands in that window is chance, and without one the inbox has nothing to drop.
-    while ((kills.size() < MIN_KILLS || kills.stream().allMatch(k -> k.bookedInFlight() == 0))
+    // At least MIN_KILLS, and on until they caught handlers that had booked a few messages not yet
+    // settled: whether a kill lands in that window is chance, and without one the inbox has
+    // nothing to drop. A few, not one: a settle the killed relay sent just before it died may
+    // still commit in its backend after the kill, and that message then comes no more.
+    while ((kills.size() < MIN_KILLS || bookedAtKills(kills) < MIN_BOOKED_AT_KILLS)
         && System.nanoTime() < killDeadline) {
       Faults.sleep(200 + random.nextInt(600));
       long pending = Faults.pending(dsl);
@@ -231,16 +236,24 @@ abstract class ProcessCrashContract extends DatabaseFixture {
     assertThat(report.duplicates())
         .as("duplicate deliveries: at most one batch per kill")
         .isLessThanOrEqualTo(bound)
-        .as("duplicate deliveries: each message a killed relay's handlers had booked comes again")
-        .isGreaterThanOrEqualTo(kills.stream().mapToInt(Kill::bookedInFlight).sum())
         .as("duplicate deliveries: some kill caught handlers that had booked")
         .isPositive();
     ChildJvm.deleteLogs(logs); // kept, and printed above, only when the test fails
   }
 
-  /** How many of {@code ids} the ledger booked. */
-  private static int booked(DSLContext dsl, Set<String> ids) {
-    return ids.isEmpty() ? 0 : dsl.fetchCount(Faults.BOOKING, Faults.MESSAGE_ID.in(ids));
+  private static long bookedAtKills(List<Kill> kills) {
+    return kills.stream().flatMap(k -> k.booked().stream()).distinct().count();
+  }
+
+  /** Those of {@code ids} the ledger booked. */
+  private static Set<String> booked(DSLContext dsl, Set<String> ids) {
+    return ids.isEmpty()
+        ? Set.of()
+        : new HashSet<>(
+            dsl.select(Faults.MESSAGE_ID)
+                .from(Faults.BOOKING)
+                .where(Faults.MESSAGE_ID.in(ids))
+                .fetch(Faults.MESSAGE_ID));
   }
 
   /** The ids of the messages {@code process} holds claimed and not yet settled. */
