@@ -1,45 +1,24 @@
 package dev.jooqoutbox.internal.repository;
 
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
-import dev.jooqoutbox.testing.BulkMessages;
-import dev.jooqoutbox.testing.DatabaseFixture;
-import dev.jooqoutbox.testing.TestDatabase;
-import java.sql.Connection;
+import dev.jooqoutbox.testing.ModelRow;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import org.jooq.impl.DSL;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link JooqOutboxRepository#claim}: which messages are ready, in which order, and what a claim
- * does to them.
+ * The claim ({@link RelayStore#claim}) with runs of one: which messages are ready, in which order,
+ * and what a claim does to them. Said through the store's seam: it runs on the three databases and
+ * on the model ({@code ReferenceStore}); what only a database's claim does (row locks of a claim
+ * not yet committed) is {@link DatabaseClaimContract}'s.
  */
-abstract class ClaimContract extends DatabaseFixture {
+abstract class ClaimContract extends StoreContract {
 
-  private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Set<String> TOPICS = Set.of("t");
-
-  private ClaimRows rows;
-
-  ClaimContract(TestDatabase.Kind kind) {
-    super(kind);
-  }
-
-  @BeforeEach
-  void setUp() {
-    rows = new ClaimRows(db.dsl(), outbox);
-  }
 
   @Test
   void claimsReadyMessagesInSeqOrderUpToTheLimit() {
@@ -64,20 +43,20 @@ abstract class ClaimContract extends DatabaseFixture {
 
     claim("token-1", 10);
 
-    OutboxMessageRecord row = row(seq);
-    assertThat(row.getClaimToken()).isEqualTo("token-1");
-    assertThat(row.getLockedUntil()).isEqualTo(START.plus(LEASE));
-    assertThat(row.getAttempts()).isEqualTo(1);
-    assertThat(row.getSentAt()).isNull();
-    assertThat(row.getDeadAt()).isNull();
+    ModelRow row = row(seq);
+    assertThat(row.claimToken()).isEqualTo("token-1");
+    assertThat(row.lockedUntil()).isEqualTo(now().plus(LEASE));
+    assertThat(row.attempts()).isEqualTo(1);
+    assertThat(row.sentAt()).isNull();
+    assertThat(row.deadAt()).isNull();
   }
 
   @Test
   void nothingToClaimForNoTopicsOrNoRoom() {
-    write("a", "t");
-    assertThat(repository.claim(Set.of(), 10, LEASE, "token", clock.instant())).isEmpty();
-    assertThat(repository.claim(TOPICS, 0, LEASE, "token", clock.instant())).isEmpty();
-    assertThat(row(seqOfAggregate("a")).getAttempts()).isZero();
+    long seq = write("a", "t");
+    assertThat(claim(Set.of(), 10, 1, "token")).isEmpty();
+    assertThat(claim(TOPICS, 0, 1, "token")).isEmpty();
+    assertThat(row(seq).attempts()).isZero();
   }
 
   @Test
@@ -86,12 +65,11 @@ abstract class ClaimContract extends DatabaseFixture {
     write("b", "payments");
     long shipments = write("c", "shipments.v2");
 
-    List<OutboxMessage> batch =
-        repository.claim(Set.of("orders", "shipments.v2"), 10, LEASE, "token", clock.instant());
+    List<OutboxMessage> batch = claim(Set.of("orders", "shipments.v2"), 10, 1, "token");
 
     assertThat(batch).extracting(OutboxMessage::seq).containsExactly(orders, shipments);
     assertThat(batch).extracting(OutboxMessage::topic).containsExactly("orders", "shipments.v2");
-    assertThat(repository.claim(Set.of("payment"), 10, LEASE, "token", clock.instant())).isEmpty();
+    assertThat(claim(Set.of("payment"), 10, 1, "token")).isEmpty();
   }
 
   @Test
@@ -100,31 +78,32 @@ abstract class ClaimContract extends DatabaseFixture {
     long due = write("b", "t");
 
     assertThat(claim("token-1", 10)).extracting(OutboxMessage::seq).containsExactly(due);
-    repository.markSent("token-1", List.of(due), clock.instant());
+    store().markSent("token-1", List.of(due), now());
 
-    clock.advance(Duration.ofMinutes(5).minusMillis(1));
+    clock().advance(Duration.ofMinutes(5).minusMillis(1));
     assertThat(claim("token-2", 10)).isEmpty();
 
-    clock.advance(Duration.ofMillis(1));
+    clock().advance(Duration.ofMillis(1));
     assertThat(claim("token-3", 10)).extracting(OutboxMessage::seq).containsExactly(delayed);
   }
 
   @Test
   void expiredLeaseMakesTheRowClaimableAgainWithItsAttemptCounted() {
     long seq = write("a", "t");
+    Instant leasedUntil = now().plus(LEASE);
     assertThat(claim("token-1", 10)).extracting(OutboxMessage::attempt).containsExactly(1);
 
-    clock.advance(LEASE.minusMillis(1));
-    assertThat(claim("token-2", 10)).as("leased until %s", START.plus(LEASE)).isEmpty();
+    clock().advance(LEASE.minusMillis(1));
+    assertThat(claim("token-2", 10)).as("leased until %s", leasedUntil).isEmpty();
 
-    clock.advance(Duration.ofMillis(1));
+    clock().advance(Duration.ofMillis(1));
     List<OutboxMessage> again = claim("token-3", 10);
     assertThat(again).extracting(OutboxMessage::seq).containsExactly(seq);
     assertThat(again).extracting(OutboxMessage::attempt).containsExactly(2);
-    assertThat(row(seq).getClaimToken()).isEqualTo("token-3");
-    assertThat(row(seq).getLockedUntil()).isEqualTo(clock.instant().plus(LEASE));
+    assertThat(row(seq).claimToken()).isEqualTo("token-3");
+    assertThat(row(seq).lockedUntil()).isEqualTo(now().plus(LEASE));
 
-    clock.advance(LEASE);
+    clock().advance(LEASE);
     assertThat(claim("token-4", 10)).extracting(OutboxMessage::attempt).containsExactly(3);
   }
 
@@ -142,10 +121,10 @@ abstract class ClaimContract extends DatabaseFixture {
     // Leased: still blocking.
     assertThat(claim("token-2", 10)).isEmpty();
 
-    repository.markSent("token-1", List.of(b1), clock.instant());
+    store().markSent("token-1", List.of(b1), now());
     assertThat(claim("token-3", 10)).extracting(OutboxMessage::seq).containsExactly(b2);
 
-    repository.markSent("token-1", List.of(a1), clock.instant());
+    store().markSent("token-1", List.of(a1), now());
     assertThat(claim("token-4", 10)).extracting(OutboxMessage::seq).containsExactly(a2);
   }
 
@@ -154,20 +133,19 @@ abstract class ClaimContract extends DatabaseFixture {
     long a1 = write("a", "t");
     long a2 = write("a", "t");
     claim("token-1", 10);
-    assertThat(repository.retryLater("token-1", a1, "boom", clock.instant().plusSeconds(60)))
-        .isTrue();
+    assertThat(store().retryLater("token-1", a1, "boom", now().plusSeconds(60))).isTrue();
 
     // The lease is gone, the older message backs off: the later one still waits.
     assertThat(claim("token-2", 10)).isEmpty();
-    clock.advance(Duration.ofSeconds(30));
+    clock().advance(Duration.ofSeconds(30));
     assertThat(claim("token-3", 10)).isEmpty();
 
-    clock.advance(Duration.ofSeconds(30));
+    clock().advance(Duration.ofSeconds(30));
     List<OutboxMessage> retry = claim("token-4", 10);
     assertThat(retry).extracting(OutboxMessage::seq).containsExactly(a1);
     assertThat(retry).extracting(OutboxMessage::attempt).containsExactly(2);
 
-    repository.markSent("token-4", List.of(a1), clock.instant());
+    store().markSent("token-4", List.of(a1), now());
     assertThat(claim("token-5", 10)).extracting(OutboxMessage::seq).containsExactly(a2);
   }
 
@@ -178,7 +156,7 @@ abstract class ClaimContract extends DatabaseFixture {
     claim("token-1", 10);
     assertThat(claim("token-2", 10)).isEmpty();
 
-    assertThat(repository.deadLetter("token-1", a1, "poison", clock.instant())).isTrue();
+    assertThat(store().deadLetter("token-1", a1, "poison", now())).isTrue();
 
     assertThat(claim("token-3", 10)).extracting(OutboxMessage::seq).containsExactly(a2);
   }
@@ -191,8 +169,8 @@ abstract class ClaimContract extends DatabaseFixture {
     // Order is per aggregate across topics: a relay for "t" must not overtake a1.
     assertThat(claim("token-1", 10)).isEmpty();
 
-    repository.claim(Set.of("other"), 10, LEASE, "token-2", clock.instant());
-    repository.markSent("token-2", List.of(a1), clock.instant());
+    claim(Set.of("other"), 10, 1, "token-2");
+    store().markSent("token-2", List.of(a1), now());
     assertThat(claim("token-3", 10)).extracting(OutboxMessage::seq).containsExactly(a2);
   }
 
@@ -203,40 +181,10 @@ abstract class ClaimContract extends DatabaseFixture {
 
     assertThat(claim("token-1", 10)).isEmpty();
 
-    clock.advance(Duration.ofMinutes(1));
+    clock().advance(Duration.ofMinutes(1));
     assertThat(claim("token-2", 10)).extracting(OutboxMessage::seq).containsExactly(a1);
-    repository.markSent("token-2", List.of(a1), clock.instant());
+    store().markSent("token-2", List.of(a1), now());
     assertThat(claim("token-3", 10)).extracting(OutboxMessage::seq).containsExactly(a2);
-  }
-
-  @Test
-  void inFlightClaimOfAnOlderMessageIsSkippedAndStillBlocksItsAggregate() throws Exception {
-    long a1 = write("a", "t");
-    write("a", "t");
-    long b1 = write("b", "t");
-    ExecutorService other = Executors.newSingleThreadExecutor();
-    try (Connection connection = db.dataSource().getConnection()) {
-      // Another relay's claim of a1, not yet committed: it holds a1's row lock on PostgreSQL and
-      // MariaDB, the write lock on SQLite.
-      ClaimRows.leaseUncommitted(connection, db.dialect(), a1, clock.instant().plus(LEASE));
-
-      Future<List<OutboxMessage>> claim = other.submit(() -> claim("token", 10));
-      if (db.kind() != TestDatabase.Kind.SQLITE) {
-        // Skip-locked: the claim passes over a1 at once, and a2 still waits behind it.
-        assertThat(claim.get(10, TimeUnit.SECONDS))
-            .extracting(OutboxMessage::seq)
-            .containsExactly(b1);
-      }
-      connection.commit();
-      // SQLite's claim waited for the write lock, then found a1 leased.
-      assertThat(claim.get(10, TimeUnit.SECONDS))
-          .extracting(OutboxMessage::seq)
-          .containsExactly(b1);
-      connection.setAutoCommit(true);
-    } finally {
-      other.shutdownNow();
-    }
-    assertThat(row(a1).getClaimToken()).isEqualTo("in-flight");
   }
 
   @Test
@@ -249,8 +197,7 @@ abstract class ClaimContract extends DatabaseFixture {
     for (int round = 0; round < 3; round++) {
       List<OutboxMessage> batch = claim("token-" + round, 100);
       assertThat(batch).extracting(OutboxMessage::aggregate).containsExactly("a", "b", "c", "d");
-      repository.markSent(
-          "token-" + round, batch.stream().map(OutboxMessage::seq).toList(), clock.instant());
+      store().markSent("token-" + round, batch.stream().map(OutboxMessage::seq).toList(), now());
     }
     assertThat(claim("token-last", 100)).isEmpty();
   }
@@ -283,33 +230,11 @@ abstract class ClaimContract extends DatabaseFixture {
   // ---------------------------------------------------------------- helpers
 
   private List<OutboxMessage> claim(String token, int limit) {
-    return repository.claim(TOPICS, limit, LEASE, token, clock.instant());
+    return claim(TOPICS, limit, 1, token);
   }
 
-  private long write(String aggregate, String topic) {
-    return rows.write(aggregate, topic);
-  }
-
-  /**
-   * Writes {@code count} messages of one aggregate in one multi-row insert; returns the first seq.
-   */
+  /** Writes {@code count} messages of one aggregate; returns the first seq. */
   private long writeMany(String aggregate, int count) {
-    BulkMessages.insert(
-        db.dsl(),
-        count,
-        i ->
-            new BulkMessages.Row(
-                aggregate + "-" + i + "-" + UUID.randomUUID(), aggregate, "t", "{}", START));
-    return db.dsl()
-        .select(DSL.min(OUTBOX_MESSAGE.SEQ))
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.AGGREGATE.eq(aggregate))
-        .and(OUTBOX_MESSAGE.SENT_AT.isNull())
-        .fetchSingle()
-        .value1();
-  }
-
-  private long writeDelayed(String aggregate, Duration delay) {
-    return rows.writeDelayed(aggregate, delay);
+    return writeAll(aggregate, count).get(0);
   }
 }

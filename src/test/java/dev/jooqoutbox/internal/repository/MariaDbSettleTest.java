@@ -3,7 +3,8 @@ package dev.jooqoutbox.internal.repository;
 import dev.jooqoutbox.testing.TestDatabase;
 
 class MariaDbSettleTest extends SettleContract {
-  MariaDbSettleTest() {
-    super(TestDatabase.Kind.MARIADB);
+  @Override
+  StoreSubject open() {
+    return new DatabaseStoreSubject(TestDatabase.Kind.MARIADB);
   }
 }

@@ -3,7 +3,8 @@ package dev.jooqoutbox.internal.repository;
 import dev.jooqoutbox.testing.TestDatabase;
 
 class PostgresClaimBehindHeldTest extends ClaimBehindHeldContract {
-  PostgresClaimBehindHeldTest() {
-    super(TestDatabase.Kind.POSTGRES);
+  @Override
+  StoreSubject open() {
+    return new DatabaseStoreSubject(TestDatabase.Kind.POSTGRES);
   }
 }

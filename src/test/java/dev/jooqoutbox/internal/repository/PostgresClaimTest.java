@@ -3,7 +3,8 @@ package dev.jooqoutbox.internal.repository;
 import dev.jooqoutbox.testing.TestDatabase;
 
 class PostgresClaimTest extends ClaimContract {
-  PostgresClaimTest() {
-    super(TestDatabase.Kind.POSTGRES);
+  @Override
+  StoreSubject open() {
+    return new DatabaseStoreSubject(TestDatabase.Kind.POSTGRES);
   }
 }

@@ -9,11 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * What the relay engine relies on from its store ({@link RelayStore}), said through that seam only,
@@ -22,31 +18,9 @@ import org.junit.jupiter.api.TestInstance;
  * The claim's runs, leases and held claims; every settle and its token; the outcomes of unknown
  * deliveries; the housekeeping's counts and purge.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RelayStoreContract {
+abstract class RelayStoreContract extends StoreContract {
 
-  private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Set<String> TOPICS = Set.of("t");
-
-  private StoreSubject subject;
-
-  /** The store under test, one per class. */
-  abstract StoreSubject open();
-
-  @BeforeAll
-  void openSubject() {
-    subject = open();
-  }
-
-  @AfterAll
-  void closeSubject() {
-    subject.close();
-  }
-
-  @BeforeEach
-  void reset() {
-    subject.reset();
-  }
 
   // ------------------------------------------------------------------ the claim
 
@@ -86,9 +60,9 @@ abstract class RelayStoreContract {
   @Test
   void aRunStopsBeforeAMessageNotYetDueAndATopicNotAskedForHoldsItsAggregateBack() {
     long a1 = write("a");
-    long a2 = subject.write("a", "t", Duration.ofMinutes(1));
+    long a2 = subject().write("a", "t", Duration.ofMinutes(1));
     long a3 = write("a");
-    long b1 = subject.write("b", "other", Duration.ZERO);
+    long b1 = subject().write("b", "other", Duration.ZERO);
     write("b");
 
     List<OutboxMessage> first = claim("token-1", 10, 5);
@@ -96,7 +70,7 @@ abstract class RelayStoreContract {
     store().markSent("token-1", List.of(a1), now());
     assertThat(claim("token-2", 10, 5)).isEmpty();
 
-    subject.clock().advance(Duration.ofMinutes(1));
+    subject().clock().advance(Duration.ofMinutes(1));
     assertThat(seqs(claim("token-3", 10, 5))).containsExactly(a2, a3);
     assertThat(row(b1).claimToken()).isNull();
   }
@@ -105,7 +79,7 @@ abstract class RelayStoreContract {
   void aLeaseThatRanOutIsClaimedAgainWithTheNextAttemptAndTheFirstClaimerSettlesNothing() {
     long a1 = write("a");
     claim("token-1", 10, 1);
-    subject.clock().advance(LEASE);
+    subject().clock().advance(LEASE);
 
     List<OutboxMessage> again = claim("token-2", 10, 1);
     assertThat(seqs(again)).containsExactly(a1);
@@ -163,7 +137,7 @@ abstract class RelayStoreContract {
     assertThat(retried.claimToken()).isNull();
     assertThat(claim("token-2", 10, 5)).isEmpty();
 
-    subject.clock().advance(Duration.ofSeconds(10));
+    subject().clock().advance(Duration.ofSeconds(10));
     List<OutboxMessage> again = claim("token-3", 10, 5);
     assertThat(seqs(again)).containsExactly(a1, a2);
     assertThat(again.get(0).attempt()).isEqualTo(2);
@@ -199,7 +173,7 @@ abstract class RelayStoreContract {
         .isZero();
     assertThat(row(a1).lockedUntil()).isEqualTo(until);
     assertThat(row(c1).lockedUntil()).isNull();
-    subject.clock().advance(LEASE);
+    subject().clock().advance(LEASE);
     assertThat(claim("token-2", 10, 1)).isEmpty();
   }
 
@@ -215,7 +189,7 @@ abstract class RelayStoreContract {
     assertThat(store().markUnknown("token-1", a1, "ref-1", "timeout", now(), nextCheck)).isTrue();
     assertThat(row(a1).outcomeUnknownAt()).isEqualTo(now());
     assertThat(store().unknownCount()).isEqualTo(1);
-    subject.clock().advance(Duration.ofMinutes(1));
+    subject().clock().advance(Duration.ofMinutes(1));
     assertThat(claim("token-2", 10, 5)).as("never claimed for delivery").isEmpty();
 
     List<UnknownClaim> due = store().claimDueUnknown(TOPICS, 10, LEASE, "token-3", now());
@@ -229,7 +203,7 @@ abstract class RelayStoreContract {
     assertThat(row(a1).remoteRef()).as("a stored reference is kept").isEqualTo("ref-1");
     assertThat(store().claimDueUnknown(TOPICS, 10, LEASE, "token-5", now())).isEmpty();
 
-    subject.clock().advance(Duration.ofSeconds(30));
+    subject().clock().advance(Duration.ofSeconds(30));
     store().claimDueUnknown(TOPICS, 10, LEASE, "token-6", now());
     assertThat(store().resolveClaimed("token-6", a1, Resolution.SENT, "seen", now())).isTrue();
     assertThat(row(a1).sentAt()).isEqualTo(now());
@@ -265,7 +239,7 @@ abstract class RelayStoreContract {
     assertThat(store().reschedule("token-1", a1, now().plusSeconds(20))).isTrue();
     assertThat(row(a1).attempts()).isZero();
     assertThat(claim("token-2", 10, 5)).isEmpty();
-    subject.clock().advance(Duration.ofSeconds(20));
+    subject().clock().advance(Duration.ofSeconds(20));
     List<OutboxMessage> again = claim("token-3", 10, 5);
     assertThat(seqs(again)).containsExactly(a1, a2);
     assertThat(again.get(0).attempt()).isEqualTo(1);
@@ -276,7 +250,7 @@ abstract class RelayStoreContract {
     long a1 = write("a");
     long b1 = write("b");
     long c1 = write("c");
-    long d1 = subject.write("d", "other", Duration.ZERO);
+    long d1 = subject().write("d", "other", Duration.ZERO);
     claim("token-1", 10, 1);
     store()
         .claim(new ClaimRequest(Set.of("other"), 10, 1, LEASE, "token-1", now(), HeldClaims.NONE));
@@ -314,7 +288,7 @@ abstract class RelayStoreContract {
   @Test
   void theGaugesCountThePendingRowsAndTheOldestAge() {
     write("a");
-    subject.clock().advance(Duration.ofSeconds(7));
+    subject().clock().advance(Duration.ofSeconds(7));
     long b1 = write("b");
     write("c");
     claim("token-1", 10, 1);
@@ -332,7 +306,7 @@ abstract class RelayStoreContract {
     long d1 = write("d");
     claim("token-1", 10, 1);
     store().markSent("token-1", List.of(a1, b1), now());
-    subject.clock().advance(Duration.ofMinutes(1));
+    subject().clock().advance(Duration.ofMinutes(1));
     store().markSent("token-1", List.of(c1), now());
 
     PurgeRun purge = store().startPurge(now(), 1);
@@ -352,7 +326,7 @@ abstract class RelayStoreContract {
     long b1 = write("b");
     claim("token-1", 10, 1);
     store().deadLetter("token-1", a1, "bad", now());
-    subject.clock().advance(Duration.ofDays(30));
+    subject().clock().advance(Duration.ofDays(30));
 
     PurgeRun purge = store().startPurge(now(), 10);
     while (purge.next()) {
@@ -365,24 +339,8 @@ abstract class RelayStoreContract {
 
   // ------------------------------------------------------------------ helpers
 
-  private RelayStore store() {
-    return subject.store();
-  }
-
-  private Instant now() {
-    return subject.clock().instant();
-  }
-
   private long write(String aggregate) {
-    return subject.write(aggregate, "t", Duration.ZERO);
-  }
-
-  private List<Long> writeAll(String aggregate, int count) {
-    return java.util.stream.IntStream.range(0, count).mapToObj(i -> write(aggregate)).toList();
-  }
-
-  private ModelRow row(long seq) {
-    return subject.row(seq);
+    return subject().write(aggregate, "t", Duration.ZERO);
   }
 
   private ClaimRequest request(String token, int limit, int maxRun, HeldClaims held) {
@@ -393,19 +351,15 @@ abstract class RelayStoreContract {
     return store().claim(request(token, limit, maxRun, HeldClaims.NONE));
   }
 
-  private static List<Long> seqs(List<OutboxMessage> messages) {
-    return messages.stream().map(OutboxMessage::seq).toList();
-  }
-
   @Test
   void thePausedTopicsAreTheOnesAnOperatorPausedAndNotResumed() {
-    assertThat(subject.store().pausedTopics()).isEmpty();
-    subject.pause("t");
-    subject.pause("u");
-    subject.pause("t");
-    assertThat(subject.store().pausedTopics()).containsExactlyInAnyOrder("t", "u");
-    subject.resume("t");
-    subject.resume("never");
-    assertThat(subject.store().pausedTopics()).containsExactly("u");
+    assertThat(subject().store().pausedTopics()).isEmpty();
+    subject().pause("t");
+    subject().pause("u");
+    subject().pause("t");
+    assertThat(subject().store().pausedTopics()).containsExactlyInAnyOrder("t", "u");
+    subject().resume("t");
+    subject().resume("never");
+    assertThat(subject().store().pausedTopics()).containsExactly("u");
   }
 }

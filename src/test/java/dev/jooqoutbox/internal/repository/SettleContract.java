@@ -1,36 +1,24 @@
 package dev.jooqoutbox.internal.repository;
 
-import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.jooqoutbox.DeadLetter;
-import dev.jooqoutbox.DeadLetterQuery;
-import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.OutboxStats;
-import dev.jooqoutbox.PurgeResult;
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
-import dev.jooqoutbox.testing.DatabaseFixture;
-import dev.jooqoutbox.testing.TestDatabase;
+import dev.jooqoutbox.testing.ModelRow;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Settling claimed rows (only with the owning token), dead letters, requeue, purge and stats. */
-abstract class SettleContract extends DatabaseFixture {
+/**
+ * Settling claimed rows, only with the owning token: sent, retry later, give back, dead letter.
+ * Said through the store's seam: it runs on the three databases and on the model ({@code
+ * ReferenceStore}); dead letters as an operator reads them, requeue, purge and counts are {@link
+ * AdminRowsContract}'s.
+ */
+abstract class SettleContract extends StoreContract {
 
-  private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Set<String> TOPICS = Set.of("t", "u");
-
-  SettleContract(TestDatabase.Kind kind) {
-    super(kind);
-  }
 
   // ---------------------------------------------------------------- settle with the token
 
@@ -38,23 +26,23 @@ abstract class SettleContract extends DatabaseFixture {
   void staleTokenChangesNothing() {
     long seq = write("a", "t");
     claimOne("token-old");
-    clock.advance(LEASE);
+    clock().advance(LEASE);
     claimOne("token-new"); // the old relay's lease ran out; another relay owns the row now
-    OutboxMessageRecord owned = row(seq);
-    Instant now = clock.instant();
+    ModelRow owned = row(seq);
+    Instant now = now();
 
-    assertThat(repository.markSent("token-old", List.of(seq), now)).isZero();
-    assertThat(repository.retryLater("token-old", seq, "late", now.plusSeconds(5))).isFalse();
-    assertThat(repository.deadLetter("token-old", seq, "late", now)).isFalse();
-    assertThat(repository.deadLetterExhausted("token-old", seq, 1, "late", now)).isFalse();
-    assertThat(repository.release("token-old", List.of(seq))).isZero();
-    assertThat(repository.markSent("token-unknown", List.of(seq), now)).isZero();
+    assertThat(store().markSent("token-old", List.of(seq), now)).isZero();
+    assertThat(store().retryLater("token-old", seq, "late", now.plusSeconds(5))).isFalse();
+    assertThat(store().deadLetter("token-old", seq, "late", now)).isFalse();
+    assertThat(store().deadLetterExhausted("token-old", seq, 1, "late", now)).isFalse();
+    assertThat(store().release("token-old", List.of(seq))).isZero();
+    assertThat(store().markSent("token-unknown", List.of(seq), now)).isZero();
 
     assertThat(row(seq)).isEqualTo(owned);
-    assertThat(owned.getClaimToken()).isEqualTo("token-new");
-    assertThat(owned.getAttempts()).isEqualTo(2);
+    assertThat(owned.claimToken()).isEqualTo("token-new");
+    assertThat(owned.attempts()).isEqualTo(2);
 
-    assertThat(repository.markSent("token-new", List.of(seq), now)).isEqualTo(1);
+    assertThat(store().markSent("token-new", List.of(seq), now)).isEqualTo(1);
   }
 
   @Test
@@ -62,20 +50,20 @@ abstract class SettleContract extends DatabaseFixture {
     long sent = write("a", "t");
     long dead = write("b", "t");
     claimAll("token");
-    Instant now = clock.instant();
-    assertThat(repository.markSent("token", List.of(sent), now)).isEqualTo(1);
-    assertThat(repository.deadLetter("token", dead, "poison", now)).isTrue();
-    OutboxMessageRecord sentRow = row(sent);
-    OutboxMessageRecord deadRow = row(dead);
+    Instant now = now();
+    assertThat(store().markSent("token", List.of(sent), now)).isEqualTo(1);
+    assertThat(store().deadLetter("token", dead, "poison", now)).isTrue();
+    ModelRow sentRow = row(sent);
+    ModelRow deadRow = row(dead);
 
-    clock.advance(Duration.ofSeconds(1));
-    now = clock.instant();
+    clock().advance(Duration.ofSeconds(1));
+    now = now();
     for (long seq : List.of(sent, dead)) {
-      assertThat(repository.markSent("token", List.of(seq), now)).isZero();
-      assertThat(repository.retryLater("token", seq, "again", now)).isFalse();
-      assertThat(repository.deadLetter("token", seq, "again", now)).isFalse();
-      assertThat(repository.deadLetterExhausted("token", seq, 1, "again", now)).isFalse();
-      assertThat(repository.release("token", List.of(seq))).isZero();
+      assertThat(store().markSent("token", List.of(seq), now)).isZero();
+      assertThat(store().retryLater("token", seq, "again", now)).isFalse();
+      assertThat(store().deadLetter("token", seq, "again", now)).isFalse();
+      assertThat(store().deadLetterExhausted("token", seq, 1, "again", now)).isFalse();
+      assertThat(store().release("token", List.of(seq))).isZero();
     }
     assertThat(row(sent)).isEqualTo(sentRow);
     assertThat(row(dead)).isEqualTo(deadRow);
@@ -86,45 +74,45 @@ abstract class SettleContract extends DatabaseFixture {
     long a = write("a", "t");
     long b = write("b", "t");
     long c = write("c", "t");
-    repository.claim(TOPICS, 2, LEASE, "token-1", clock.instant());
-    repository.claim(TOPICS, 2, LEASE, "token-2", clock.instant());
-    clock.advance(Duration.ofSeconds(1));
+    claim(TOPICS, 2, 1, "token-1");
+    claim(TOPICS, 2, 1, "token-2");
+    clock().advance(Duration.ofSeconds(1));
 
     // c belongs to token-2: only a and b are marked.
-    assertThat(repository.markSent("token-1", List.of(a, b, c), clock.instant())).isEqualTo(2);
-    assertThat(repository.markSent("token-1", List.of(), clock.instant())).isZero();
+    assertThat(store().markSent("token-1", List.of(a, b, c), now())).isEqualTo(2);
+    assertThat(store().markSent("token-1", List.of(), now())).isZero();
 
     for (long seq : List.of(a, b)) {
-      OutboxMessageRecord row = row(seq);
-      assertThat(row.getSentAt()).isEqualTo(clock.instant());
-      assertThat(row.getClaimToken()).isNull();
-      assertThat(row.getLockedUntil()).isNull();
-      assertThat(row.getAttempts()).isEqualTo(1);
+      ModelRow row = row(seq);
+      assertThat(row.sentAt()).isEqualTo(now());
+      assertThat(row.claimToken()).isNull();
+      assertThat(row.lockedUntil()).isNull();
+      assertThat(row.attempts()).isEqualTo(1);
     }
-    assertThat(row(c).getSentAt()).isNull();
-    assertThat(row(c).getClaimToken()).isEqualTo("token-2");
+    assertThat(row(c).sentAt()).isNull();
+    assertThat(row(c).claimToken()).isEqualTo("token-2");
   }
 
   @Test
   void retryLaterRecordsTheErrorAndWaits() {
     long seq = write("a", "t");
     claimOne("token");
-    Instant next = clock.instant().plusSeconds(10);
+    Instant next = now().plusSeconds(10);
 
-    assertThat(repository.retryLater("token", seq, "connection refused", next)).isTrue();
+    assertThat(store().retryLater("token", seq, "connection refused", next)).isTrue();
 
-    OutboxMessageRecord row = row(seq);
-    assertThat(row.getLastError()).isEqualTo("connection refused");
-    assertThat(row.getAvailableAt()).isEqualTo(next);
-    assertThat(row.getClaimToken()).isNull();
-    assertThat(row.getLockedUntil()).isNull();
-    assertThat(row.getAttempts()).isEqualTo(1);
+    ModelRow row = row(seq);
+    assertThat(row.lastError()).isEqualTo("connection refused");
+    assertThat(row.availableAt()).isEqualTo(next);
+    assertThat(row.claimToken()).isNull();
+    assertThat(row.lockedUntil()).isNull();
+    assertThat(row.attempts()).isEqualTo(1);
     assertThat(claimAll("token-early")).isEmpty();
 
-    clock.set(next);
+    clock().set(next);
     assertThat(claimAll("token-2")).extracting(OutboxMessage::attempt).containsExactly(2);
-    repository.markSent("token-2", List.of(seq), clock.instant());
-    assertThat(row(seq).getLastError()).isNull();
+    store().markSent("token-2", List.of(seq), now());
+    assertThat(row(seq).lastError()).isNull();
   }
 
   @Test
@@ -134,14 +122,14 @@ abstract class SettleContract extends DatabaseFixture {
     List<OutboxMessage> batch = claimAll("token");
     assertThat(batch).extracting(OutboxMessage::attempt).containsOnly(1);
 
-    assertThat(repository.release("token", List.of(a, b))).isEqualTo(2);
-    assertThat(repository.release("token", List.of())).isZero();
+    assertThat(store().release("token", List.of(a, b))).isEqualTo(2);
+    assertThat(store().release("token", List.of())).isZero();
 
     for (long seq : List.of(a, b)) {
-      OutboxMessageRecord row = row(seq);
-      assertThat(row.getAttempts()).isZero();
-      assertThat(row.getClaimToken()).isNull();
-      assertThat(row.getLockedUntil()).isNull();
+      ModelRow row = row(seq);
+      assertThat(row.attempts()).isZero();
+      assertThat(row.claimToken()).isNull();
+      assertThat(row.lockedUntil()).isNull();
     }
     // Claimable at once, and the claim is again the first attempt.
     List<OutboxMessage> again = claimAll("token-2");
@@ -153,17 +141,17 @@ abstract class SettleContract extends DatabaseFixture {
   void deadLetterKeepsTheRowOutOfClaims() {
     long seq = write("a", "t");
     claimOne("token");
-    clock.advance(Duration.ofSeconds(2));
+    clock().advance(Duration.ofSeconds(2));
 
-    assertThat(repository.deadLetter("token", seq, "poison message", clock.instant())).isTrue();
+    assertThat(store().deadLetter("token", seq, "poison message", now())).isTrue();
 
-    OutboxMessageRecord row = row(seq);
-    assertThat(row.getDeadAt()).isEqualTo(clock.instant());
-    assertThat(row.getLastError()).isEqualTo("poison message");
-    assertThat(row.getClaimToken()).isNull();
-    assertThat(row.getLockedUntil()).isNull();
-    assertThat(row.getSentAt()).isNull();
-    clock.advance(Duration.ofDays(1));
+    ModelRow row = row(seq);
+    assertThat(row.deadAt()).isEqualTo(now());
+    assertThat(row.lastError()).isEqualTo("poison message");
+    assertThat(row.claimToken()).isNull();
+    assertThat(row.lockedUntil()).isNull();
+    assertThat(row.sentAt()).isNull();
+    clock().advance(Duration.ofDays(1));
     assertThat(claimAll("token-2")).isEmpty();
   }
 
@@ -174,309 +162,30 @@ abstract class SettleContract extends DatabaseFixture {
     // Three claims whose relays crashed: each lease ran out without a settle.
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       assertThat(claimOne("crashed-" + attempt).attempt()).isEqualTo(attempt);
-      clock.advance(LEASE);
+      clock().advance(LEASE);
     }
     OutboxMessage fourth = claimOne("token");
     assertThat(fourth.attempt()).isEqualTo(maxAttempts + 1);
 
-    assertThat(
-            repository.deadLetterExhausted(
-                "token", seq, maxAttempts, "attempts used up", clock.instant()))
+    assertThat(store().deadLetterExhausted("token", seq, maxAttempts, "attempts used up", now()))
         .isTrue();
 
-    OutboxMessageRecord row = row(seq);
-    assertThat(row.getAttempts()).isEqualTo(maxAttempts);
-    assertThat(row.getDeadAt()).isEqualTo(clock.instant());
-    assertThat(row.getLastError()).isEqualTo("attempts used up");
-    assertThat(row.getClaimToken()).isNull();
-    assertThat(repository.deadLetters(DeadLetterQuery.all().limit(10)).letters())
-        .singleElement()
-        .satisfies(
-            dead -> {
-              assertThat(dead.seq()).isEqualTo(seq);
-              assertThat(dead.attempts()).isEqualTo(maxAttempts);
-            });
-  }
-
-  // ---------------------------------------------------------------- dead letters and requeue
-
-  @Test
-  void deadLettersArePagedBySeqAndFilteredByTopic() {
-    List<Long> deadT = new ArrayList<>();
-    List<Long> deadU = new ArrayList<>();
-    for (int i = 0; i < 5; i++) {
-      deadT.add(write("t-" + i, "t"));
-      deadU.add(write("u-" + i, "u"));
-      write("pending-" + i, "t");
-    }
-    List<OutboxMessage> claimed = claimAll("token");
-    for (OutboxMessage m : claimed) {
-      if (!m.aggregate().startsWith("pending")) {
-        repository.deadLetter("token", m.seq(), "error of " + m.aggregate(), clock.instant());
-      }
-    }
-
-    List<Long> all = new ArrayList<>();
-    long after = 0;
-    while (true) {
-      List<DeadLetter> page =
-          repository.deadLetters(DeadLetterQuery.all().afterSeq(after).limit(3)).letters();
-      if (page.isEmpty()) {
-        break;
-      }
-      assertThat(page.size()).isLessThanOrEqualTo(3);
-      page.forEach(d -> all.add(d.seq()));
-      after = page.get(page.size() - 1).seq();
-    }
-    List<Long> expected = new ArrayList<>(deadT);
-    expected.addAll(deadU);
-    expected.sort(null);
-    assertThat(all).containsExactlyElementsOf(expected);
-
-    assertThat(repository.deadLetters(DeadLetterQuery.all().topic("u").limit(100)).letters())
-        .extracting(DeadLetter::seq)
-        .containsExactlyElementsOf(deadU);
-    assertThat(
-            repository
-                .deadLetters(DeadLetterQuery.all().topic("u").afterSeq(deadU.get(2)).limit(100))
-                .letters())
-        .extracting(DeadLetter::seq)
-        .containsExactlyElementsOf(deadU.subList(3, 5));
-    assertThat(repository.deadLetters(DeadLetterQuery.all().topic("nope").limit(100)).letters())
-        .isEmpty();
-
-    DeadLetter first =
-        repository.deadLetters(DeadLetterQuery.all().topic("t").limit(1)).letters().get(0);
-    assertThat(first.seq()).isEqualTo(deadT.get(0));
-    assertThat(first.aggregate()).isEqualTo("t-0");
-    assertThat(first.topic()).isEqualTo("t");
-    assertThat(first.attempts()).isEqualTo(1);
-    assertThat(first.lastError()).isEqualTo("error of t-0");
-    assertThat(first.createdAt()).isEqualTo(START);
-    assertThat(first.deadAt()).isEqualTo(START);
-    assertThat(first.payloadJson()).contains("secret");
-    assertThat(first.toString()).contains(first.id()).doesNotContain("secret");
-  }
-
-  @Test
-  void requeueByIdMakesTheDeadLetterPendingFromNow() {
-    long seq = write("a", "t");
-    String id = row(seq).getId();
-    claimOne("token");
-    repository.deadLetter("token", seq, "poison", clock.instant());
-    clock.advance(Duration.ofHours(1));
-
-    assertThat(repository.requeue(id, clock.instant())).isTrue();
-
-    OutboxMessageRecord row = row(seq);
-    assertThat(row.getDeadAt()).isNull();
-    assertThat(row.getAttempts()).isZero();
-    assertThat(row.getLastError()).isNull();
-    assertThat(row.getAvailableAt()).isEqualTo(clock.instant());
-    assertThat(row.getClaimToken()).isNull();
-    assertThat(row.getLockedUntil()).isNull();
-    assertThat(claimAll("token-2")).extracting(OutboxMessage::attempt).containsExactly(1);
-
-    // Only dead letters are requeued.
-    assertThat(repository.requeue(id, clock.instant())).isFalse();
-    assertThat(repository.requeue("no-such-id", clock.instant())).isFalse();
-    assertThat(row(seq).getClaimToken()).isEqualTo("token-2");
-  }
-
-  @Test
-  void requeueByTopicAndAll() {
-    long t1 = write("a", "t");
-    long t2 = write("b", "t");
-    long u1 = write("c", "u");
-    long pending = write("d", "t");
-    long sent = write("e", "t");
-    claimAll("token");
-    for (long seq : List.of(t1, t2, u1)) {
-      repository.deadLetter("token", seq, "poison", clock.instant());
-    }
-    repository.markSent("token", List.of(sent), clock.instant());
-    repository.release("token", List.of(pending));
-    OutboxMessageRecord pendingRow = row(pending);
-    OutboxMessageRecord sentRow = row(sent);
-
-    assertThat(repository.requeueTopic("t", clock.instant())).isEqualTo(2);
-    assertThat(row(t1).getDeadAt()).isNull();
-    assertThat(row(t2).getDeadAt()).isNull();
-    assertThat(row(u1).getDeadAt()).isNotNull();
-    assertThat(repository.requeueTopic("t", clock.instant())).isZero();
-
-    assertThat(repository.requeueAll(clock.instant())).isEqualTo(1);
-    assertThat(row(u1).getDeadAt()).isNull();
-    assertThat(row(u1).getAttempts()).isZero();
-    assertThat(repository.requeueAll(clock.instant())).isZero();
-
-    assertThat(row(pending)).isEqualTo(pendingRow);
-    assertThat(row(sent)).isEqualTo(sentRow);
-    assertThat(claimAll("token-2"))
-        .extracting(OutboxMessage::seq)
-        .containsExactly(t1, t2, u1, pending);
-  }
-
-  // ---------------------------------------------------------------- purge and stats
-
-  @Test
-  void purgeDeletesOldSentAndInboxRowsInBatchesAndKeepsTheRest() {
-    // Seven sent at START, two sent an hour later, a dead letter, pending and leased rows.
-    List<Long> oldSent = new ArrayList<>();
-    for (int i = 0; i < 7; i++) {
-      oldSent.add(write("old-" + i, "t"));
-    }
-    long dead = write("dead", "t");
-    claimAll("token-1");
-    repository.markSent("token-1", oldSent, clock.instant());
-    repository.deadLetter("token-1", dead, "poison", clock.instant());
-    Inbox inbox = new Inbox(clock);
-    for (int i = 0; i < 5; i++) {
-      String id = "m-" + i;
-      db.dsl().transaction(tx -> inbox.seen(tx.dsl(), "consumer", id));
-    }
-
-    clock.advance(Duration.ofHours(1));
-    long recentSent = write("recent", "t");
-    long pending = write("pending", "t");
-    long leased = write("leased", "t");
-    long backingOff = write("backing-off", "t");
-    List<OutboxMessage> recent = claimAll("token-2");
-    assertThat(recent).hasSize(4);
-    repository.markSent("token-2", List.of(recentSent), clock.instant());
-    repository.release("token-2", List.of(pending));
-    repository.retryLater("token-2", backingOff, "boom", clock.instant().plusSeconds(60));
-    db.dsl().transaction(tx -> inbox.seen(tx.dsl(), "consumer", "m-recent"));
-
-    // Both old sets are bigger than the batch: the purge loops until a short batch.
-    PurgeResult result = repository.purge(clock.instant(), 3);
-
-    assertThat(result).isEqualTo(new PurgeResult(7, 5));
-    assertThat(db.dsl().select(OUTBOX_MESSAGE.SEQ).from(OUTBOX_MESSAGE).fetch(OUTBOX_MESSAGE.SEQ))
-        .containsExactlyInAnyOrder(dead, recentSent, pending, leased, backingOff);
-    assertThat(
-            db.dsl()
-                .select(INBOX_MESSAGE.MESSAGE_ID)
-                .from(INBOX_MESSAGE)
-                .fetch(INBOX_MESSAGE.MESSAGE_ID))
-        .containsExactly("m-recent");
-    assertThat(repository.purge(clock.instant(), 3)).isEqualTo(new PurgeResult(0, 0));
-
-    // Even far in the future, dead letters and pending rows stay.
-    clock.advance(Duration.ofDays(365));
-    assertThat(repository.purge(clock.instant(), 1000)).isEqualTo(new PurgeResult(1, 1));
-    assertThat(db.dsl().select(OUTBOX_MESSAGE.SEQ).from(OUTBOX_MESSAGE).fetch(OUTBOX_MESSAGE.SEQ))
-        .containsExactlyInAnyOrder(dead, pending, leased, backingOff);
-  }
-
-  @Test
-  void purgeInBatchesOfAgeDeletesRowsSentOutOfSeqOrderAndNothingYounger() {
-    // Each batch deletes up to the age of its last row and the next reads on past it
-    // (PurgeBatches): rows sent in another order than their seqs, and rows of the age where a batch
-    // ends, are all deleted, and nothing younger than the cutoff.
-    List<Long> seqs = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
-      seqs.add(write("s-" + i, "t"));
-    }
-    claimAll("token");
-    Instant start = clock.instant();
-    int[] secondsLater = {3, 1, 2, 1, 3, 2, 1, 9};
-    for (int i = 0; i < seqs.size(); i++) {
-      repository.markSent("token", List.of(seqs.get(i)), start.plusSeconds(secondsLater[i]));
-    }
-
-    PurgeRun run = repository.startPurge(start.plusSeconds(4), 2);
-    int batches = 0;
-    while (run.next()) {
-      batches++;
-    }
-
-    assertThat(run.deleted()).isEqualTo(new PurgeResult(7, 0));
-    assertThat(batches)
-        .as("three batches of the outbox and the empty one that ends it; the inbox's ends the run")
-        .isEqualTo(4);
-    assertThat(db.dsl().select(OUTBOX_MESSAGE.SEQ).from(OUTBOX_MESSAGE).fetch(OUTBOX_MESSAGE.SEQ))
-        .containsExactly(seqs.get(7));
-  }
-
-  @Test
-  void purgeOfExactlyOneBatchStops() {
-    List<Long> sent = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      sent.add(write("a-" + i, "t"));
-    }
-    claimAll("token");
-    repository.markSent("token", sent, clock.instant());
-    clock.advance(Duration.ofSeconds(1));
-
-    assertThat(repository.purge(clock.instant(), 4)).isEqualTo(new PurgeResult(4, 0));
-    assertThat(db.dsl().fetchCount(OUTBOX_MESSAGE)).isZero();
-    assertThatThrownBy(() -> repository.purge(clock.instant(), 0))
-        .isInstanceOf(IllegalArgumentException.class);
-  }
-
-  @Test
-  void statsCountEveryState() {
-    Instant oldest = clock.instant();
-    long backingOff = write("a", "t");
-    clock.advance(Duration.ofSeconds(10));
-    long leased = write("b", "t");
-    long sent = write("c", "u");
-    long dead = write("d", "u");
-    write("e", "u"); // pending, never claimed
-    claimAll("token");
-    repository.retryLater("token", backingOff, "boom", clock.instant().plusSeconds(60));
-    repository.markSent("token", List.of(sent), clock.instant());
-    repository.deadLetter("token", dead, "poison", clock.instant());
-    repository.release("token", List.of(seqOfAggregate("e")));
-    clock.advance(Duration.ofSeconds(5));
-
-    Instant now = clock.instant();
-    assertThat(repository.stats(now))
-        .isEqualTo(new OutboxStats(3, 1, 1, 1, Duration.between(oldest, now)));
-    assertThat(repository.statsByTopic(now))
-        .containsExactly(
-            Map.entry("t", new OutboxStats(2, 1, 0, 0, Duration.ofSeconds(15))),
-            Map.entry("u", new OutboxStats(1, 0, 1, 1, Duration.ofSeconds(5))));
-    assertThat(repository.pendingCount()).isEqualTo(3);
-    assertThat(repository.oldestPendingAge(now)).isEqualTo(Duration.ofSeconds(15));
-
-    // An expired lease no longer counts as leased.
-    clock.advance(LEASE);
-    assertThat(repository.stats(clock.instant()).leased()).isZero();
-    assertThat(row(leased).getClaimToken()).isEqualTo("token");
-  }
-
-  @Test
-  void statsOfAnEmptyOutbox() {
-    assertThat(repository.stats(clock.instant()))
-        .isEqualTo(new OutboxStats(0, 0, 0, 0, Duration.ZERO));
-    assertThat(repository.statsByTopic(clock.instant())).isEmpty();
-    assertThat(repository.pendingCount()).isZero();
-    assertThat(repository.oldestPendingAge(clock.instant())).isEqualTo(Duration.ZERO);
+    ModelRow row = row(seq);
+    assertThat(row.attempts()).isEqualTo(maxAttempts);
+    assertThat(row.deadAt()).isEqualTo(now());
+    assertThat(row.lastError()).isEqualTo("attempts used up");
+    assertThat(row.claimToken()).isNull();
   }
 
   // ---------------------------------------------------------------- helpers
 
   private List<OutboxMessage> claimAll(String token) {
-    return repository.claim(TOPICS, 1000, LEASE, token, clock.instant());
+    return claim(TOPICS, 1000, 1, token);
   }
 
   private OutboxMessage claimOne(String token) {
-    List<OutboxMessage> claimed = repository.claim(TOPICS, 1, LEASE, token, clock.instant());
+    List<OutboxMessage> claimed = claim(TOPICS, 1, 1, token);
     assertThat(claimed).hasSize(1);
     return claimed.get(0);
-  }
-
-  private long write(String aggregate, String topic) {
-    String id =
-        db.dsl()
-            .transactionResult(
-                tx -> outbox.write(tx.dsl(), aggregate, topic, Map.of("secret", aggregate)));
-    return db.dsl()
-        .select(OUTBOX_MESSAGE.SEQ)
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.ID.eq(id))
-        .fetchSingle(OUTBOX_MESSAGE.SEQ);
   }
 }

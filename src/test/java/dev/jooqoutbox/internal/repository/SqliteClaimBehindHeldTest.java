@@ -3,7 +3,8 @@ package dev.jooqoutbox.internal.repository;
 import dev.jooqoutbox.testing.TestDatabase;
 
 class SqliteClaimBehindHeldTest extends ClaimBehindHeldContract {
-  SqliteClaimBehindHeldTest() {
-    super(TestDatabase.Kind.SQLITE);
+  @Override
+  StoreSubject open() {
+    return new DatabaseStoreSubject(TestDatabase.Kind.SQLITE);
   }
 }

@@ -1,0 +1,9 @@
+package dev.jooqoutbox.internal.repository;
+
+/** The model in memory passes the contract the three databases pass. */
+class ReferenceClaimBehindHeldTest extends ClaimBehindHeldContract {
+  @Override
+  StoreSubject open() {
+    return new ReferenceStoreSubject();
+  }
+}
