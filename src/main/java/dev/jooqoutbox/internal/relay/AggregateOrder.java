@@ -2,6 +2,7 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,6 +104,9 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
     // and that no claim of this relay took since: not held, so a claim's walk over the relay's
     // rows of the aggregate stops at the first.
     final TreeSet<Long> open = new TreeSet<>();
+    // Seqs in flight that a reconciler of this relay resolved as sent or dead before the completer
+    // told of their unknown outcome: that settle leaves them not pending, so not open.
+    final Set<Long> resolvedInFlight = new HashSet<>();
 
     /** How many of its rows in flight a claim walks past before it can take one. */
     int heldAhead() {
@@ -233,7 +237,7 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
       int aheadBefore = a.heldAhead();
       a.inFlight.remove(held);
       a.givenBack.remove(held);
-      if (pending) {
+      if (pending && !a.resolvedInFlight.remove(m.seq())) {
         a.open.add(m.seq());
       }
       int ahead = a.heldAhead();
@@ -247,13 +251,20 @@ final class AggregateOrder<R extends AggregateOrder.Run> {
    * A reconciler of this relay resolved row {@code seq} of {@code aggregate}, whose unknown outcome
    * had left it pending: sent or dead ({@code pending} false), it is no longer where a claim's walk
    * over this relay's rows of the aggregate stops, so the rows ahead of it count again; retried, it
-   * is pending and still is. (A resolution written elsewhere, by an operator or another relay's
-   * reconciler, is learnt from the poll.)
+   * is pending and still is. A row still in flight (its unknown outcome written, the completer not
+   * yet having told of it) stays out of the pending rows when that settle is told. (A resolution
+   * written elsewhere, by an operator or another relay's reconciler, is learnt from the poll.)
    */
   synchronized void resolved(String aggregate, long seq, boolean pending) {
     Aggregate<R> a = aggregates.get(aggregate);
-    if (a != null && !pending) {
-      a.open.remove(seq);
+    if (a == null || pending) {
+      return;
+    }
+    a.open.remove(seq);
+    // The reconciler may read the unknown outcome between its commit and the completer telling of
+    // it: the settle still to come must not make it open.
+    if (a.inFlight.stream().anyMatch(h -> h.seq() == seq)) {
+      a.resolvedInFlight.add(seq);
     }
   }
 

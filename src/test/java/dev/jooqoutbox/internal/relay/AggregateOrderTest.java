@@ -181,6 +181,50 @@ class AggregateOrderTest {
   }
 
   /**
+   * The relay's reconciler may read an unknown outcome between the completer's commit of it and the
+   * completer telling the order; the settle told after the resolution must not make the row open
+   * (where a claim's walk stops) again. Runs of one: a0 and a1 behind it in flight, the claim after
+   * them short. a0 is resolved as sent, then its unknown outcome is told; a2 is claimed behind a1.
+   * When a1 is sent, one run (a2) is left in flight of two: the producer that passed the aggregate
+   * over must wake. With a0 open, the order counted the rows in flight up to a0 only (none), saw
+   * nothing freed, and woke nobody until a2 was settled too.
+   */
+  @Example
+  void aRowResolvedBeforeItsUnknownOutcomeIsToldStaysResolved() {
+    AggregateOrder<TestRun> order = new AggregateOrder<>(1);
+    order.beforeClaim();
+    assertThat(order.claimed("t1", 10, java.util.List.of(message(0)))).isTrue();
+    assertThat(order.claimed("t2", 10, java.util.List.of(message(1)))).isTrue();
+    assertThat(order.claimed("t3", 10, java.util.List.of())).isFalse();
+
+    order.resolved("a", 0, false);
+    order.settled("t1", java.util.List.of(message(0)), true); // its unknown outcome, told late
+    order.beforeClaim();
+    assertThat(order.claimed("t4", 10, java.util.List.of(message(2)))).isTrue();
+    assertThat(order.claimed("t5", 10, java.util.List.of())).isFalse();
+
+    assertThat(order.settled("t2", java.util.List.of(message(1)), false))
+        .as("a1 sent leaves one run in flight: the producer wakes")
+        .isTrue();
+  }
+
+  private record TestRun(String token, String aggregate, long firstSeq)
+      implements AggregateOrder.Run {}
+
+  private static dev.jooqoutbox.OutboxMessage message(long seq) {
+    return new dev.jooqoutbox.OutboxMessage(
+        seq,
+        "id-" + seq,
+        "a",
+        "t",
+        "{}",
+        Map.of(),
+        1,
+        java.time.Instant.EPOCH,
+        new com.fasterxml.jackson.databind.ObjectMapper());
+  }
+
+  /**
    * Found by the seeded simulation (seed 58,780 of the hot aggregate, once reconcilers joined it):
    * a row of unknown outcome, pending again, is where the order took a claim's walk over the
    * relay's rows to stop; once a reconciler resolved it as sent, a claim walked past it and passed

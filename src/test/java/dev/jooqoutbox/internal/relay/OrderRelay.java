@@ -287,6 +287,15 @@ final class OrderRelay {
 
   /** The completer writes outcome {@code i} (of those not written yet, in any order). */
   void settle(int i) {
+    settle(i, false);
+  }
+
+  /**
+   * As {@link #settle(int)}; when {@code reconcileFirst} and the outcome is unknown, a reconciler
+   * resolves an unknown outcome as sent after the completer wrote it and before the order learns
+   * that it was written.
+   */
+  void settle(int i, boolean reconcileFirst) {
     if (outcomes.isEmpty()) {
       return;
     }
@@ -326,6 +335,11 @@ final class OrderRelay {
     if (seqs.isEmpty()) {
       unsettled.remove(o.token());
       leaseEnds.remove(o.token());
+    }
+    if (reconcileFirst && o.kind() == Kind.UNKNOWN) {
+      // The relay's reconciler reads the unknown outcome between the completer's commit of it and
+      // the completer telling the order.
+      world.reconcileAsSent();
     }
     boolean pending = o.kind() != Kind.SENT && o.kind() != Kind.DEAD;
     if (order.settled(o.token(), List.of(row), pending)) {

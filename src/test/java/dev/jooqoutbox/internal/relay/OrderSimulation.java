@@ -66,6 +66,7 @@ final class OrderSimulation {
         "handle reschedule", 1, (w, i) -> w.relay(i).handle(i / 2, OrderRelay.Kind.RESCHEDULE));
     relayStep("lane stops", 1, (w, i) -> w.relay(i).stop(i / 2));
     relayStep("settle", 6, (w, i) -> w.relay(i).settle(i / 2));
+    relayStep("settle, reconciled first", 1, (w, i) -> w.relay(i).settle(i / 2, true));
     relayStep("backoff ends", 1, OrderWorld::backoffEnds);
     relayStep("write", 1, OrderWorld::write);
     relayStep("reconcile", 1, OrderWorld::reconcile);

@@ -113,6 +113,11 @@ final class OrderWorld {
     reconcile(Resolution.values()[i % Resolution.values().length]);
   }
 
+  /** A reconciler resolves the oldest outcome-unknown message due as sent. */
+  void reconcileAsSent() {
+    reconcile(Resolution.SENT);
+  }
+
   private boolean reconcile(Resolution resolution) {
     OutboxMessage message = store.reconcile(resolution, skew);
     if (message == null) {
