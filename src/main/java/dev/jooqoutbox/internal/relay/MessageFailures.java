@@ -82,7 +82,8 @@ record MessageFailures(RelayConfig config, RelayStore store, RelayMetrics metric
       return false;
     }
     Duration wait =
-        new Backoff(policy.backoffInitial(), policy.backoffMax()).after(message.attempt());
+        new Backoff(policy.backoffInitial(), policy.backoffMax())
+            .after(message.attempt(), message.seq());
     boolean recorded = store.retryLater(token, message.seq(), error, now.plus(wait));
     metrics.failed(message.topic());
     log.warn(
