@@ -95,11 +95,19 @@ final class Completer {
     }
   }
 
+  /** Whether outcomes wait to be written. */
+  boolean hasOutcomes() {
+    return !queue.isEmpty();
+  }
+
   /**
    * Writes everything reported so far on the calling thread; database errors propagate. Returns how
    * many messages it settled other than by giving them back (sent, retried, dead).
    */
   int flushNow() {
+    if (queue.isEmpty()) {
+      return 0;
+    }
     List<Outcome> pending = new ArrayList<>();
     queue.drainTo(pending);
     int handled = 0;

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * abandoned (it ran past the maximum handling time and ignored its interrupt). The replacement
  * keeps the relay's capacity; it goes away when the stuck handler finally returns.
  */
-final class HandlerThreads {
+final class HandlerThreads implements HandlerExecutor {
 
   private final ThreadPoolExecutor pool;
   private int stuck;
@@ -25,18 +25,21 @@ final class HandlerThreads {
             RelayThreads.daemon("outbox-handler-"));
   }
 
-  void execute(Runnable task) {
+  @Override
+  public void execute(Runnable task) {
     pool.execute(task);
   }
 
   /** One thread is stuck in a handler: add one so that other lanes keep their capacity. */
-  synchronized void abandoned() {
+  @Override
+  public synchronized void abandoned() {
     stuck++;
     resize(pool.getMaximumPoolSize() + 1);
   }
 
   /** A stuck handler returned: its extra thread is no longer needed. */
-  synchronized void recovered() {
+  @Override
+  public synchronized void recovered() {
     if (stuck > 0) {
       stuck--;
       resize(pool.getMaximumPoolSize() - 1);
@@ -55,7 +58,8 @@ final class HandlerThreads {
   }
 
   /** Starts no new lane; waits up to {@code millis} for running handlers, then interrupts them. */
-  boolean shutdown(long millis) throws InterruptedException {
+  @Override
+  public boolean shutdown(long millis) throws InterruptedException {
     pool.shutdown();
     if (pool.awaitTermination(millis, TimeUnit.MILLISECONDS)) {
       return true;

@@ -18,7 +18,7 @@ import org.slf4j.Logger;
  * once half a lease was gone left a third, which a 2 s test lease on a loaded CI machine ran
  * through.
  */
-record Heartbeat(RelayConfig config, RelayStore store, InFlight inFlight) {
+record Heartbeat(RelayConfig config, RelayStore store, InFlight inFlight, Set<Fault> faults) {
 
   private static final Logger log = RelayLog.LOG;
   private static final int SEQS_PER_STATEMENT = 1000;
@@ -68,7 +68,7 @@ record Heartbeat(RelayConfig config, RelayStore store, InFlight inFlight) {
     List<String> tokens = new ArrayList<>();
     claims.forEach(
         (token, claim) -> {
-          if (due(claim.leaseEnd, now, lease, Set.of())) {
+          if (due(claim.leaseEnd, now, lease, faults)) {
             tokens.add(token);
           }
         });

@@ -17,7 +17,7 @@ import java.util.function.BooleanSupplier;
 final class Lanes {
 
   final RelayConfig config;
-  final HandlerThreads threads;
+  final HandlerExecutor threads;
   final Watchdog watchdog;
   final Completer completer;
   final RelayMetrics metrics;
@@ -27,12 +27,13 @@ final class Lanes {
 
   Lanes(
       RelayConfig config,
-      HandlerThreads threads,
+      HandlerExecutor threads,
       Watchdog watchdog,
       Completer completer,
       RelayMetrics metrics,
       Tracing tracing,
-      BooleanSupplier stopping) {
+      BooleanSupplier stopping,
+      AggregateOrder<Lane> order) {
     this.config = config;
     this.threads = threads;
     this.watchdog = watchdog;
@@ -40,7 +41,7 @@ final class Lanes {
     this.metrics = metrics;
     this.tracing = tracing;
     this.stopping = stopping;
-    this.order = new AggregateOrder<>(config.claiming().maxRun());
+    this.order = order;
   }
 
   AsyncOutboxHandler handler(String topic) {

@@ -8,9 +8,9 @@ import dev.jooqoutbox.internal.repository.RelayStore;
 import dev.jooqoutbox.internal.repository.WakeupListener;
 import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.Wakeups;
-import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -37,7 +37,7 @@ public final class RelayEngine {
   private final Producer producer;
   private final Lanes lanes;
   private final AggregateOrder<Lane> order;
-  private final HandlerThreads threads;
+  private final HandlerExecutor threads;
   private final Watchdog watchdog;
   private final Heartbeat heartbeat;
   private final Housekeeping housekeeping;
@@ -59,9 +59,26 @@ public final class RelayEngine {
 
   /** An engine on {@code store} instead of the database of {@code config} (tests: a model). */
   RelayEngine(RelayConfig config, RelayStore store) {
+    this(config, store, new HandlerThreads(config.handling().concurrency()), Set.of(), Set.of());
+  }
+
+  /**
+   * An engine on {@code store} whose lanes run on {@code threads}: the seeded simulation of the
+   * engine runs them one task at a time, and drives the producer and the completer by {@link
+   * #produceOnce} and {@link #completeOnce} instead of {@link #start}. The faults are test-only
+   * switches (none in a relay), for the simulation to show that it finds them.
+   */
+  RelayEngine(
+      RelayConfig config,
+      RelayStore store,
+      HandlerExecutor threads,
+      Set<AggregateOrder.Fault> orderFaults,
+      Set<Heartbeat.Fault> heartbeatFaults) {
     this.config = config;
     this.metrics =
-        config.meterRegistry() == null ? RelayMetrics.NONE : micrometer(config.meterRegistry());
+        config.meterRegistry() == null
+            ? RelayMetrics.NONE
+            : MicrometerLoader.metrics(config.meterRegistry());
     this.inFlight = new InFlight(config.claiming().maxInFlight());
     metrics.inFlight(inFlight::size);
     this.timers = config.timers() != null ? config.timers() : RelayTimers.onThreads();
@@ -71,7 +88,7 @@ public final class RelayEngine {
     metrics.pausedTopics(
         () -> config.handlers().size() - paused.claimable(config.handlers().keySet()).size());
     this.producer = new Producer(config, store, inFlight, metrics, paused);
-    this.threads = new HandlerThreads(config.handling().concurrency());
+    this.threads = threads;
     this.watchdog = new Watchdog(config.handling().maxHandlingTime(), timers);
     this.lanes =
         new Lanes(
@@ -81,9 +98,10 @@ public final class RelayEngine {
             completer,
             metrics,
             Tracing.of(config.openTelemetry()),
-            stopping::get);
+            stopping::get,
+            new AggregateOrder<>(config.claiming().maxRun(), orderFaults));
     this.order = lanes.order;
-    this.heartbeat = new Heartbeat(config, store, inFlight);
+    this.heartbeat = new Heartbeat(config, store, inFlight, heartbeatFaults);
     this.housekeeping = new Housekeeping(config, store, metrics, timers);
     this.reconciler = new Reconciler(config, store, metrics, this::resolved);
     this.listener =
@@ -100,34 +118,6 @@ public final class RelayEngine {
     order.resolved(message.aggregate(), message.seq(), resolution == Resolution.RETRY);
     wakeup.signal();
   }
-
-  /**
-   * The metrics on a Micrometer {@code registry}. The implementation sits in {@code
-   * internal.micrometer}, above this package (it implements {@link RelayMetrics}), so it is named
-   * here by its class name, not referred to: without a registry nothing of it nor of Micrometer (an
-   * optional dependency) is loaded.
-   */
-  private static RelayMetrics micrometer(Object registry) {
-    try {
-      return (RelayMetrics)
-          Class.forName(MICROMETER_METRICS, true, RelayEngine.class.getClassLoader())
-              .getMethod("on", Object.class)
-              .invoke(null, registry);
-    } catch (InvocationTargetException e) {
-      if (e.getCause() instanceof RuntimeException unchecked) {
-        throw unchecked;
-      }
-      if (e.getCause() instanceof Error error) {
-        throw error;
-      }
-      throw new IllegalStateException(e.getCause());
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(MICROMETER_METRICS + " could not be loaded", e);
-    }
-  }
-
-  private static final String MICROMETER_METRICS =
-      "dev.jooqoutbox.internal.micrometer.MicrometerRelayMetrics";
 
   public void start() {
     if (stopping.get() || !started.compareAndSet(false, true)) {
@@ -151,7 +141,10 @@ public final class RelayEngine {
     }
   }
 
-  private void startTimers() {
+  /**
+   * Starts the heartbeat, the watchdog and the paused topics' reads, once (the simulation: only).
+   */
+  void startTimers() {
     if (timersStarted.compareAndSet(false, true)) {
       heartbeat.start(timers);
       watchdog.start();
@@ -256,21 +249,10 @@ public final class RelayEngine {
     Duration errorDelay = Duration.ZERO;
     while (!stopping.get()) {
       try {
-        int room = inFlight.room();
-        if (room > 0) {
-          int asked = Math.min(config.claiming().batchSize(), room);
-          order.beforeClaim();
-          Producer.Claimed claimed = producer.claim(asked);
-          errorDelay = Duration.ZERO;
-          boolean claimAgain = order.claimed(claimed.token(), asked, claimed.messages());
-          lanes
-              .cut(claimed.token(), claimed.messages(), RelayEngine::noLaneEndAction)
-              .forEach(lanes::admit);
-          if (claimAgain) {
-            continue; // claim again at once while the window has room (no barrier)
-          }
-        } else {
-          order.windowFull(); // any settle makes room
+        boolean claimAgain = produceOnce();
+        errorDelay = Duration.ZERO;
+        if (claimAgain) {
+          continue; // claim again at once while the window has room (no barrier)
         }
         // Nothing more ready, or the window is full: a commit, a settle or the poll wakes us.
         wakeup.await(config.claiming().pollInterval());
@@ -289,6 +271,45 @@ public final class RelayEngine {
         }
       }
     }
+  }
+
+  /**
+   * One turn of the producer: a claim of up to a batch when the window has room, its runs started,
+   * left waiting or given back as the order decides; else the order learns that the window is full.
+   * Returns whether to claim again at once (else it waits for a wake-up or the poll).
+   */
+  boolean produceOnce() {
+    int room = inFlight.room();
+    if (room <= 0) {
+      order.windowFull(); // any settle makes room
+      return false;
+    }
+    int asked = Math.min(config.claiming().batchSize(), room);
+    order.beforeClaim();
+    Producer.Claimed claimed = producer.claim(asked);
+    boolean claimAgain = order.claimed(claimed.token(), asked, claimed.messages());
+    lanes
+        .cut(claimed.token(), claimed.messages(), RelayEngine::noLaneEndAction)
+        .forEach(lanes::admit);
+    return claimAgain;
+  }
+
+  /**
+   * Writes the outcomes reported so far on the calling thread, as the completer's thread does (the
+   * simulation's completer step); returns how many it settled other than by giving them back.
+   */
+  int completeOnce() {
+    return completer.flushNow();
+  }
+
+  /** Whether outcomes wait for the completer. */
+  boolean hasOutcomes() {
+    return completer.hasOutcomes();
+  }
+
+  /** Takes a wake-up signalled since the last, without waiting: whether one was. */
+  boolean takeWakeup() {
+    return wakeup.take();
   }
 
   /** The completer wrote outcomes: wake the producer when that can give its next claim work. */

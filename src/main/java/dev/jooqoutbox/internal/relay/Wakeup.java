@@ -29,6 +29,18 @@ public final class Wakeup {
     }
   }
 
+  /** Takes a signal sent since the last wait or take, without waiting; whether there was one. */
+  boolean take() {
+    lock.lock();
+    try {
+      boolean was = pending;
+      pending = false;
+      return was;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Sleeps up to {@code timeout}, or less when signalled (also by a signal sent before). */
   public void await(Duration timeout) throws InterruptedException {
     long nanos = timeout.toNanos();

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 
 /**
@@ -93,24 +92,8 @@ final class OrderSimulation {
 
   /** The steps seed {@code seed} chooses for {@code shape}. */
   static List<String> steps(Shape shape, long seed) {
-    Random random = new Random(seed);
     List<String> names = new ArrayList<>(shape.relays > 1 ? STEPS.keySet() : RELAY_STEPS.keySet());
-    int total = names.stream().mapToInt(WEIGHTS::get).sum();
-    int length = random.nextInt(shape.maxSteps + 1);
-    List<String> steps = new ArrayList<>(length);
-    for (int s = 0; s < length; s++) {
-      int pick = random.nextInt(total);
-      String name = null;
-      for (String n : names) {
-        pick -= WEIGHTS.get(n);
-        if (pick < 0) {
-          name = n;
-          break;
-        }
-      }
-      steps.add(name + " " + random.nextInt(MAX_INDEX + 1));
-    }
-    return steps;
+    return SeededSteps.draw(seed, names, WEIGHTS, shape.maxSteps, MAX_INDEX);
   }
 
   /**
@@ -139,12 +122,11 @@ final class OrderSimulation {
    */
   static OrderWorld replay(OrderWorld world, String... steps) {
     for (String s : steps) {
-      int space = s.lastIndexOf(' ');
-      Step step = STEPS.get(s.substring(0, space));
+      Step step = STEPS.get(SeededSteps.name(s));
       if (step == null) {
         throw new IllegalArgumentException("no step " + s);
       }
-      step.apply(world, Integer.parseInt(s.substring(space + 1)));
+      step.apply(world, SeededSteps.index(s));
     }
     return world;
   }

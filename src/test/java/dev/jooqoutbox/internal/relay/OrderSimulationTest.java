@@ -3,6 +3,7 @@ package dev.jooqoutbox.internal.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.internal.relay.OrderSimulation.Shape;
+import dev.jooqoutbox.internal.relay.SeededSteps.Bug;
 import dev.jooqoutbox.testing.ReferenceStore;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -40,36 +41,26 @@ class OrderSimulationTest {
     }
   }
 
-  /** A bug switched on, and the shape of world that shows it. */
-  record Bug(Enum<?> fault, Shape shape) {
-    @Override
-    public String toString() {
-      return fault + " (" + shape + ")";
-    }
-  }
-
-  static Stream<Bug> bugs() {
+  static Stream<Bug<Shape>> bugs() {
     return Stream.of(
-        new Bug(AggregateOrder.Fault.START_WITHOUT_WAITING, Shape.ONE_RELAY),
-        new Bug(AggregateOrder.Fault.NO_GIVEN_BACK_CHECK, Shape.ONE_RELAY),
-        new Bug(AggregateOrder.Fault.NO_WAKE_WHEN_A_RUN_IS_FREED, Shape.HOT_AGGREGATE),
-        new Bug(ReferenceStore.Fault.RUN_BEHIND_ANOTHERS_LEASE, Shape.TWO_RELAYS),
-        new Bug(ReferenceStore.Fault.RUN_OVER_A_ROW_NOT_READY, Shape.ONE_RELAY),
-        new Bug(ReferenceStore.Fault.TAKE_A_RUNNING_LEASE, Shape.TWO_RELAYS),
-        new Bug(OrderWorld.Fault.SKEW_PAST_THE_LIMIT, Shape.TWO_RELAYS),
-        new Bug(ReferenceStore.Fault.SETTLE_WITHOUT_TOKEN, Shape.TWO_RELAYS),
-        new Bug(Heartbeat.Fault.EXTEND_AT_HALF, Shape.TWO_RELAYS));
+        new Bug<>(AggregateOrder.Fault.START_WITHOUT_WAITING, Shape.ONE_RELAY),
+        new Bug<>(AggregateOrder.Fault.NO_GIVEN_BACK_CHECK, Shape.ONE_RELAY),
+        new Bug<>(AggregateOrder.Fault.NO_WAKE_WHEN_A_RUN_IS_FREED, Shape.HOT_AGGREGATE),
+        new Bug<>(ReferenceStore.Fault.RUN_BEHIND_ANOTHERS_LEASE, Shape.TWO_RELAYS),
+        new Bug<>(ReferenceStore.Fault.RUN_OVER_A_ROW_NOT_READY, Shape.ONE_RELAY),
+        new Bug<>(ReferenceStore.Fault.TAKE_A_RUNNING_LEASE, Shape.TWO_RELAYS),
+        new Bug<>(OrderWorld.Fault.SKEW_PAST_THE_LIMIT, Shape.TWO_RELAYS),
+        new Bug<>(ReferenceStore.Fault.SETTLE_WITHOUT_TOKEN, Shape.TWO_RELAYS),
+        new Bug<>(Heartbeat.Fault.EXTEND_AT_HALF, Shape.TWO_RELAYS));
   }
 
   @ParameterizedTest
   @MethodSource("bugs")
-  void eachBugMakesASeedOfTheBudgetFail(Bug bug) {
-    long found = -1;
-    for (long seed = 1; seed <= DEFAULT_SEEDS && found < 0; seed++) {
-      if (OrderSimulation.run(bug.shape(), seed, Set.of(bug.fault())) != null) {
-        found = seed;
-      }
-    }
+  void eachBugMakesASeedOfTheBudgetFail(Bug<Shape> bug) {
+    long found =
+        SeededSteps.firstFailing(
+            DEFAULT_SEEDS,
+            seed -> OrderSimulation.run(bug.shape(), seed, Set.of(bug.fault())) != null);
     System.out.printf("simulation: %s found by seed %d%n", bug, found);
     assertThat(found).as(bug + " is found within " + DEFAULT_SEEDS + " seeds").isPositive();
     assertThat(OrderSimulation.run(bug.shape(), found, Set.of()))

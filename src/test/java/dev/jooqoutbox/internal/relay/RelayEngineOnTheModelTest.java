@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Timeout;
  * their own) on the model store, {@link ReferenceStore}, through the seam it uses on a database:
  * three relays deliver a backlog that writers add to while they run, with handlers that fail a
  * tenth of the time. Every message ends sent, and per aggregate the handler starts of the attempts
- * that delivered follow seq, each once. Not deterministic (real threads); the seeded simulation of
- * the order core is {@link OrderSimulationTest}.
+ * that delivered follow seq, each once. Not deterministic (real threads); the engine's code under a
+ * seeded scheduler is {@link EngineSimulationTest}, the order core's model {@link
+ * OrderSimulationTest}.
  */
 class RelayEngineOnTheModelTest {
 

@@ -1,0 +1,299 @@
+package dev.jooqoutbox.internal.relay;
+
+import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.relay.PermanentFailureException;
+import dev.jooqoutbox.testing.ManualTimers;
+import dev.jooqoutbox.testing.ModelRow;
+import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.ReferenceStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The relay engine's own code ({@link RelayEngine}: its producer's claim, {@link AggregateOrder},
+ * the lanes, the attempts, the completer, the heartbeat, the watchdog and the paused topics' reads)
+ * on the model store ({@link ReferenceStore}), with none of its threads: each relay's lanes run on
+ * a queue of tasks ({@link EngineRelay}), its timers are {@link ManualTimers}, and its producer and
+ * completer are stepped ({@link RelayEngine#produceOnce}, {@link RelayEngine#completeOnce}). A step
+ * names what happens next; the steps a seed picks decide every interleaving. Handlers are
+ * asynchronous: a call stays open until a step completes it (delivered, failed, failed for good) or
+ * the watchdog times it out. Checked at every handler call: every older message of its aggregate
+ * was delivered or is dead, and no live call of the message is open at another claim (one not timed
+ * out, of a relay that did not crash or stall); a settle by a claim taken over changes nothing
+ * ({@link TokenCheckedStore}). {@link #quiesce} then checks that everything ends sent or dead, and
+ * that messages delivered twice are within the bound a crash or a time-out allows.
+ */
+final class EngineWorld {
+
+  static final Instant START = Instant.parse("2026-12-07T00:00:00Z");
+
+  /** A tick's index for a poll interval: {@code 100 ms * (POLL_TICKS + 1)}. */
+  static final int POLL_TICKS = 9;
+
+  /** A handler call not yet completed. */
+  record Call(
+      EngineRelay relay, OutboxMessage message, CompletableFuture<Void> future, Instant at) {}
+
+  final MutableClock clock = new MutableClock(START);
+  final ReferenceStore store;
+  private final Set<? extends Enum<?>> faults;
+  final EngineRelay[] relays;
+  final List<Call> open = new ArrayList<>();
+  final Map<Long, Integer> deliveries = new HashMap<>();
+  final List<String> log = new ArrayList<>();
+  int crashes;
+  int stalls;
+  int timedOut;
+  private AssertionError failure;
+
+  EngineWorld(int relayCount, int messages, int aggregates, Set<? extends Enum<?>> faults) {
+    this.faults = faults;
+    Set<ReferenceStore.Fault> storeFaults = EnumSet.noneOf(ReferenceStore.Fault.class);
+    faults.stream()
+        .filter(ReferenceStore.Fault.class::isInstance)
+        .map(ReferenceStore.Fault.class::cast)
+        .forEach(storeFaults::add);
+    store = new ReferenceStore(clock, storeFaults);
+    relays = new EngineRelay[relayCount];
+    for (int r = 0; r < relayCount; r++) {
+      relays[r] = relay(r, 1);
+    }
+    for (int m = 0; m < messages; m++) {
+      store.write("agg-" + (m % aggregates), "t", Duration.ZERO);
+    }
+  }
+
+  private EngineRelay relay(int id, int incarnation) {
+    return new EngineRelay(
+        id,
+        incarnation,
+        clock,
+        new TokenCheckedStore(store, this::fail),
+        relay -> message -> call(relay, message),
+        faults);
+  }
+
+  /** A handler is called: the checks, then a call that stays open until a step completes it. */
+  private CompletableFuture<Void> call(EngineRelay relay, OutboxMessage message) {
+    log.add(relay + " calls " + message.seq());
+    for (ModelRow row : store.rows()) {
+      if (row.aggregate().equals(message.aggregate())
+          && row.seq() < message.seq()
+          && row.deadAt() == null
+          && row.attempts() <= EngineRelay.MAX_ATTEMPTS // else dead: its attempts were used up
+          && !deliveries.containsKey(row.seq())) {
+        fail(message.seq() + " called before " + row.seq() + " of its aggregate was delivered");
+      }
+    }
+    for (Call c : open) {
+      if (c.message().seq() == message.seq()
+          && !c.relay().crashed
+          && !c.relay().stalled
+          && c.relay().lastStalled.isBefore(c.at())
+          && c.at().plus(EngineRelay.MAX_HANDLING).isAfter(clock.instant())) {
+        fail(message.seq() + " called by " + relay + " while " + c.relay() + "'s call runs");
+      }
+    }
+    CompletableFuture<Void> future = new CompletableFuture<>();
+    open.add(new Call(relay, message, future, clock.instant()));
+    return future;
+  }
+
+  /** Completes open call {@code i}: delivered, failed, or failed for good. */
+  void complete(int i, int how) {
+    if (open.isEmpty()) {
+      return;
+    }
+    Call c = open.remove(i % open.size());
+    if (!c.at().plus(EngineRelay.MAX_HANDLING).isAfter(clock.instant())) {
+      timedOut++; // the watchdog has given up on it: whatever it says changes nothing
+    }
+    log.add(c.relay() + " completes " + c.message().seq() + " " + how);
+    switch (how) {
+      case 0 -> {
+        deliveries.merge(c.message().seq(), 1, Integer::sum);
+        c.future().complete(null);
+      }
+      case 1 -> c.future().completeExceptionally(new IllegalStateException("failed"));
+      default -> c.future().completeExceptionally(new PermanentFailureException("for good"));
+    }
+  }
+
+  EngineRelay relay(int i) {
+    return relays[i % relays.length];
+  }
+
+  /**
+   * Relay {@code i}'s producer takes a turn: a claim when its window has room. It remembers whether
+   * to claim again at once, as the producer's loop does.
+   */
+  void claim(int i) {
+    EngineRelay r = relay(i);
+    r.claimed = true;
+    r.engine.takeWakeup();
+    r.again = r.engine.produceOnce();
+  }
+
+  /** Relay {@code i} runs its queued lane task {@code i / relays}. */
+  void run(int i) {
+    EngineRelay r = relay(i);
+    if (!r.tasks.queued.isEmpty()) {
+      r.tasks.queued.remove((i / relays.length) % r.tasks.queued.size()).run();
+    }
+  }
+
+  /** Relay {@code i}'s completer writes what was reported. */
+  void completer(int i) {
+    relay(i).engine.completeOnce();
+  }
+
+  /**
+   * Time moves {@code 100 ms * (i + 1)}, 100 ms at a time; every relay's timers that do not stall
+   * run what falls due.
+   */
+  void tick(int i) {
+    for (int n = 0; n <= i; n++) {
+      clock.advance(Duration.ofMillis(100));
+      for (EngineRelay r : relays) {
+        if (!r.stalled) {
+          r.timers.advance(Duration.ZERO);
+        }
+      }
+    }
+  }
+
+  /**
+   * Relay {@code i}'s timers stall (its heartbeat and watchdog stand still while its lanes and
+   * completer go on), or go on again. A call of a relay that stalled may overlap another's.
+   */
+  void stall(int i) {
+    EngineRelay r = relay(i);
+    r.stalled = !r.stalled;
+    r.lastStalled = clock.instant();
+    if (r.stalled) {
+      stalls++;
+    }
+    log.add(r + (r.stalled ? " stalls" : " goes on"));
+  }
+
+  /**
+   * Relay {@code i} crashes and starts again: its memory, its queued tasks and its open calls are
+   * lost, its leases left to run out.
+   */
+  void crash(int i) {
+    EngineRelay r = relay(i);
+    r.crashed = true;
+    r.tasks.shut = true;
+    open.removeIf(c -> c.relay() == r);
+    crashes++;
+    relays[r.id] = relay(r.id, r.incarnation + 1);
+    log.add(r + " crashed");
+  }
+
+  /**
+   * No more faults: stalled timers go on, open calls are delivered, tasks run, completers write,
+   * and producers claim when woken, until nothing is left to do with time standing still. Then a
+   * claim must find nothing (a relay never sleeps while a settle made a run claimable: only time, a
+   * backoff or a lease running out, may make work that waits for the poll); time moves a poll
+   * interval and every producer polls. Within {@code rounds} rounds every message must be sent or
+   * dead.
+   */
+  void quiesce(int rounds) {
+    for (EngineRelay r : relays) {
+      if (r.stalled) {
+        stall(r.id);
+      }
+    }
+    for (int round = 0; round < rounds; round++) {
+      afterStep();
+      if (store.rows().stream().allMatch(row -> row.sentAt() != null || row.deadAt() != null)) {
+        checkDuplicates();
+        return;
+      }
+      tick(POLL_TICKS);
+      for (EngineRelay r : relays) {
+        claim(r.id); // the poll
+      }
+      settleWhileWoken();
+      for (EngineRelay r : relays) {
+        long before = leased();
+        claim(r.id);
+        if (!r.tasks.queued.isEmpty() || leased() != before) {
+          fail(r + " slept while a claim could find work");
+        }
+      }
+    }
+    fail("not every message is sent or dead after " + rounds + " rounds: " + store.rows());
+  }
+
+  private long leased() {
+    return store.rows().stream().filter(row -> row.claimToken() != null).count();
+  }
+
+  /** Delivers, runs, writes and claims on wake-ups until nothing is left to do, time standing. */
+  private void settleWhileWoken() {
+    boolean busy = true;
+    while (busy) {
+      afterStep();
+      busy = false;
+      while (!open.isEmpty()) {
+        complete(0, 0);
+        busy = true;
+      }
+      for (EngineRelay r : relays) {
+        while (!r.tasks.queued.isEmpty()) {
+          r.tasks.queued.remove(0).run();
+          busy = true;
+        }
+        if (r.engine.hasOutcomes()) {
+          r.engine.completeOnce();
+          busy = true;
+        }
+        if (r.engine.takeWakeup() || !r.claimed || r.again) {
+          claim(r.id);
+          busy = true;
+        }
+      }
+    }
+  }
+
+  /** A message is delivered twice only after a crash or a stall (a window each) or a time-out. */
+  private void checkDuplicates() {
+    int twice = 0;
+    for (int n : deliveries.values()) {
+      twice += n - 1;
+    }
+    int bound = (crashes + stalls) * EngineRelay.MAX_IN_FLIGHT + timedOut;
+    if (twice > bound) {
+      fail(twice + " deliveries twice, more than " + bound);
+    }
+  }
+
+  /**
+   * Fails the world. A check fails inside a handler call too, where the engine takes what the
+   * handler throws for a failed attempt: the first failure is kept and thrown again after the step
+   * ({@link #afterStep}).
+   */
+  void fail(String what) {
+    AssertionError e =
+        new AssertionError(what + "; " + log.subList(Math.max(0, log.size() - 30), log.size()));
+    if (failure == null) {
+      failure = e;
+    }
+    throw e;
+  }
+
+  /** Throws the first failure of a check, if one failed during the step. */
+  void afterStep() {
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}
