@@ -1,8 +1,8 @@
 package dev.jooqoutbox.internal.relay;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.jooqoutbox.internal.repository.RelayStore;
 import dev.jooqoutbox.relay.AsyncOutboxHandler;
+import dev.jooqoutbox.relay.OutboxReconciler;
 import dev.jooqoutbox.relay.RetryPolicy;
 import dev.jooqoutbox.testing.ManualTimers;
 import dev.jooqoutbox.testing.MutableClock;
@@ -61,6 +61,7 @@ final class EngineRelay {
   final int id;
   final int incarnation;
   final Tasks tasks = new Tasks();
+  final TokenCheckedStore store;
   final ManualTimers timers;
   final RelayEngine engine;
   boolean crashed;
@@ -82,15 +83,17 @@ final class EngineRelay {
       int id,
       int incarnation,
       MutableClock clock,
-      RelayStore store,
+      TokenCheckedStore store,
       Function<EngineRelay, AsyncOutboxHandler> handler,
+      OutboxReconciler reconciler,
       Set<? extends Enum<?>> faults) {
     this.id = id;
     this.incarnation = incarnation;
+    this.store = store;
     this.timers = new ManualTimers(clock);
     this.engine =
         new RelayEngine(
-            config(clock, handler.apply(this)),
+            config(clock, handler.apply(this), reconciler),
             store,
             tasks,
             only(AggregateOrder.Fault.class, faults),
@@ -104,7 +107,8 @@ final class EngineRelay {
     return of;
   }
 
-  private RelayConfig config(MutableClock clock, AsyncOutboxHandler handler) {
+  private RelayConfig config(
+      MutableClock clock, AsyncOutboxHandler handler, OutboxReconciler reconciler) {
     return new RelayConfig(
             DSL.using(SQLDialect.SQLITE), // not used: the engine's store is the model
             Map.of("t", handler),
@@ -114,7 +118,8 @@ final class EngineRelay {
                 new RetryPolicy(MAX_ATTEMPTS, Duration.ofMillis(200), Duration.ofSeconds(1)),
                 Map.of()),
             new RelayConfig.Upkeep(Duration.ofHours(1), Duration.ofHours(1), Duration.ofHours(1)),
-            new RelayConfig.Reconciling(Map.of(), Duration.ofSeconds(1), Duration.ofSeconds(10)),
+            new RelayConfig.Reconciling(
+                Map.of("t", reconciler), Duration.ofMillis(200), Duration.ofSeconds(2)),
             clock,
             MAPPER,
             null,

@@ -61,6 +61,10 @@ class EngineSimulationTest {
     step("ok", 6, (w, i) -> w.complete(i, 0));
     step("fails", 1, (w, i) -> w.complete(i, 1));
     step("fails for good", 1, (w, i) -> w.complete(i, 2));
+    step("unknown", 1, (w, i) -> w.complete(i, 3));
+    step("reschedules", 1, (w, i) -> w.complete(i, 4));
+    step("reconcile", 1, EngineWorld::reconcile);
+    step("statement fails", 1, EngineWorld::refuse);
     step("complete", 4, EngineWorld::completer);
     step("tick", 3, EngineWorld::tick);
     step("crash", 1, EngineWorld::crash);
@@ -149,10 +153,12 @@ class EngineSimulationTest {
   }
 
   /**
-   * Bugs the engine had or could have, each behind a test-only switch. One more, {@code
-   * AggregateOrder.Fault.NO_WAKE_WHEN_A_RUN_IS_FREED}, is not here: in this world it costs a pause
-   * until the aggregate's rows in flight are settled, which no check sees ({@code
-   * OrderSimulationTest} finds it on the model of the relay).
+   * Bugs the engine had or could have, each behind a test-only switch. Two more are not here, and
+   * {@code OrderSimulationTest} finds both on its model of the relay: a settle that frees a run not
+   * waking the producer ({@code AggregateOrder.Fault.NO_WAKE_WHEN_A_RUN_IS_FREED}) costs here a
+   * pause until the aggregate's rows in flight are settled, which no check sees; and a heartbeat
+   * that extends a lease only once half of it is gone ({@code Heartbeat.Fault.EXTEND_AT_HALF})
+   * still keeps every lease here, where beats are on time and the relays share one clock.
    */
   static Stream<Bug<Shape>> bugs() {
     return Stream.of(
@@ -161,8 +167,7 @@ class EngineSimulationTest {
         new Bug<>(ReferenceStore.Fault.RUN_BEHIND_ANOTHERS_LEASE, Shape.TWO_RELAYS),
         new Bug<>(ReferenceStore.Fault.RUN_OVER_A_ROW_NOT_READY, Shape.ONE_RELAY),
         new Bug<>(ReferenceStore.Fault.TAKE_A_RUNNING_LEASE, Shape.TWO_RELAYS),
-        new Bug<>(ReferenceStore.Fault.SETTLE_WITHOUT_TOKEN, Shape.TWO_RELAYS),
-        new Bug<>(Heartbeat.Fault.EXTEND_AT_HALF, Shape.TWO_RELAYS));
+        new Bug<>(ReferenceStore.Fault.SETTLE_WITHOUT_TOKEN, Shape.TWO_RELAYS));
   }
 
   @ParameterizedTest

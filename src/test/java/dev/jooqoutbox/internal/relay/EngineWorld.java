@@ -1,7 +1,10 @@
 package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.relay.OutcomeUnknownException;
 import dev.jooqoutbox.relay.PermanentFailureException;
+import dev.jooqoutbox.relay.Reconciliation;
+import dev.jooqoutbox.relay.RescheduleException;
 import dev.jooqoutbox.testing.ManualTimers;
 import dev.jooqoutbox.testing.ModelRow;
 import dev.jooqoutbox.testing.MutableClock;
@@ -23,12 +26,15 @@ import java.util.concurrent.CompletableFuture;
  * a queue of tasks ({@link EngineRelay}), its timers are {@link ManualTimers}, and its producer and
  * completer are stepped ({@link RelayEngine#produceOnce}, {@link RelayEngine#completeOnce}). A step
  * names what happens next; the steps a seed picks decide every interleaving. Handlers are
- * asynchronous: a call stays open until a step completes it (delivered, failed, failed for good) or
- * the watchdog times it out. Checked at every handler call: every older message of its aggregate
- * was delivered or is dead, and no live call of the message is open at another claim (one not timed
- * out, of a relay that did not crash or stall); a settle by a claim taken over changes nothing
- * ({@link TokenCheckedStore}). {@link #quiesce} then checks that everything ends sent or dead, and
- * that messages delivered twice are within the bound a crash or a time-out allows.
+ * asynchronous: a call stays open until a step answers it (delivered, failed, failed for good,
+ * outcome unknown, rescheduled) or the watchdog times it out; a reconciler is asked when a step
+ * says, and answered by it; a claim or settle statement fails when a step says. Checked at every
+ * handler call: every older message of its aggregate was delivered, resolved as sent, or is dead,
+ * and no live call of the message is open at another claim (one not timed out, of a relay that did
+ * not crash or stall, on a lease it held); a settle by a claim taken over changes nothing ({@link
+ * TokenCheckedStore}). {@link #quiesce} then checks that no producer sleeps while a claim would
+ * find work, that everything ends sent or dead, and that messages delivered twice are within the
+ * bound crashes, stalls and time-outs allow.
  */
 final class EngineWorld {
 
@@ -39,7 +45,11 @@ final class EngineWorld {
 
   /** A handler call not yet completed. */
   record Call(
-      EngineRelay relay, OutboxMessage message, CompletableFuture<Void> future, Instant at) {}
+      EngineRelay relay,
+      OutboxMessage message,
+      CompletableFuture<Void> future,
+      Instant at,
+      boolean onALapsedLease) {}
 
   final MutableClock clock = new MutableClock(START);
   final ReferenceStore store;
@@ -52,6 +62,14 @@ final class EngineWorld {
   int stalls;
   int timedOut;
   private AssertionError failure;
+  Reconciliation answer = Reconciliation.sent();
+  private static final List<Reconciliation> ANSWERS =
+      List.of(
+          Reconciliation.sent(),
+          Reconciliation.retry(),
+          Reconciliation.dead("no such payment"),
+          Reconciliation.stillUnknown());
+  private static final Duration RESCHEDULE = Duration.ofMillis(500);
 
   EngineWorld(int relayCount, int messages, int aggregates, Set<? extends Enum<?>> faults) {
     this.faults = faults;
@@ -77,6 +95,7 @@ final class EngineWorld {
         clock,
         new TokenCheckedStore(store, this::fail),
         relay -> message -> call(relay, message),
+        (message, ref) -> answer,
         faults);
   }
 
@@ -87,6 +106,7 @@ final class EngineWorld {
       if (row.aggregate().equals(message.aggregate())
           && row.seq() < message.seq()
           && row.deadAt() == null
+          && row.sentAt() == null // sent: delivered, or resolved so by a reconciler
           && row.attempts() <= EngineRelay.MAX_ATTEMPTS // else dead: its attempts were used up
           && !deliveries.containsKey(row.seq())) {
         fail(message.seq() + " called before " + row.seq() + " of its aggregate was delivered");
@@ -97,12 +117,20 @@ final class EngineWorld {
           && !c.relay().crashed
           && !c.relay().stalled
           && c.relay().lastStalled.isBefore(c.at())
+          && !c.onALapsedLease()
           && c.at().plus(EngineRelay.MAX_HANDLING).isAfter(clock.instant())) {
         fail(message.seq() + " called by " + relay + " while " + c.relay() + "'s call runs");
       }
     }
     CompletableFuture<Void> future = new CompletableFuture<>();
-    open.add(new Call(relay, message, future, clock.instant()));
+    // A lane of a relay whose timers stalled may call a message whose lease ran out meanwhile, and
+    // that another relay may have claimed since (the claim tokens name their relay: EngineRelay).
+    ModelRow row = store.row(message.seq());
+    boolean lapsed =
+        row.claimToken() == null
+            || !row.claimToken().startsWith(relay + ".")
+            || !row.lockedUntil().isAfter(clock.instant());
+    open.add(new Call(relay, message, future, clock.instant(), lapsed));
     return future;
   }
 
@@ -122,7 +150,9 @@ final class EngineWorld {
         c.future().complete(null);
       }
       case 1 -> c.future().completeExceptionally(new IllegalStateException("failed"));
-      default -> c.future().completeExceptionally(new PermanentFailureException("for good"));
+      case 2 -> c.future().completeExceptionally(new PermanentFailureException("for good"));
+      case 3 -> c.future().completeExceptionally(new OutcomeUnknownException("no answer"));
+      default -> c.future().completeExceptionally(RescheduleException.after(RESCHEDULE));
     }
   }
 
@@ -138,7 +168,12 @@ final class EngineWorld {
     EngineRelay r = relay(i);
     r.claimed = true;
     r.engine.takeWakeup();
-    r.again = r.engine.produceOnce();
+    try {
+      r.again = r.engine.produceOnce();
+    } catch (IllegalStateException refused) {
+      log.add(r + "'s claim failed");
+      r.again = true; // the producer tries again after a short delay
+    }
   }
 
   /** Relay {@code i} runs its queued lane task {@code i / relays}. */
@@ -151,7 +186,29 @@ final class EngineWorld {
 
   /** Relay {@code i}'s completer writes what was reported. */
   void completer(int i) {
-    relay(i).engine.completeOnce();
+    try {
+      relay(i).engine.completeOnce();
+    } catch (IllegalStateException refused) {
+      log.add(relay(i) + "'s completer failed"); // kept, in order, for its next write
+    }
+  }
+
+  /**
+   * Relay {@code i}'s reconciler asks about the unknown outcomes due, and is answered, by {@code
+   * i}: sent, retry, dead or still unknown.
+   */
+  void reconcile(int i) {
+    answer = ANSWERS.get((i / relays.length) % ANSWERS.size());
+    try {
+      relay(i).engine.reconcileOnce();
+    } catch (IllegalStateException refused) {
+      log.add(relay(i) + "'s reconciler failed");
+    }
+  }
+
+  /** Relay {@code i}'s next claim or settle statement fails. */
+  void refuse(int i) {
+    relay(i).store.failNext = true;
   }
 
   /**
@@ -197,83 +254,9 @@ final class EngineWorld {
     log.add(r + " crashed");
   }
 
-  /**
-   * No more faults: stalled timers go on, open calls are delivered, tasks run, completers write,
-   * and producers claim when woken, until nothing is left to do with time standing still. Then a
-   * claim must find nothing (a relay never sleeps while a settle made a run claimable: only time, a
-   * backoff or a lease running out, may make work that waits for the poll); time moves a poll
-   * interval and every producer polls. Within {@code rounds} rounds every message must be sent or
-   * dead.
-   */
+  /** No more faults, then every message must be sent or dead within {@code rounds} rounds. */
   void quiesce(int rounds) {
-    for (EngineRelay r : relays) {
-      if (r.stalled) {
-        stall(r.id);
-      }
-    }
-    for (int round = 0; round < rounds; round++) {
-      afterStep();
-      if (store.rows().stream().allMatch(row -> row.sentAt() != null || row.deadAt() != null)) {
-        checkDuplicates();
-        return;
-      }
-      tick(POLL_TICKS);
-      for (EngineRelay r : relays) {
-        claim(r.id); // the poll
-      }
-      settleWhileWoken();
-      for (EngineRelay r : relays) {
-        long before = leased();
-        claim(r.id);
-        if (!r.tasks.queued.isEmpty() || leased() != before) {
-          fail(r + " slept while a claim could find work");
-        }
-      }
-    }
-    fail("not every message is sent or dead after " + rounds + " rounds: " + store.rows());
-  }
-
-  private long leased() {
-    return store.rows().stream().filter(row -> row.claimToken() != null).count();
-  }
-
-  /** Delivers, runs, writes and claims on wake-ups until nothing is left to do, time standing. */
-  private void settleWhileWoken() {
-    boolean busy = true;
-    while (busy) {
-      afterStep();
-      busy = false;
-      while (!open.isEmpty()) {
-        complete(0, 0);
-        busy = true;
-      }
-      for (EngineRelay r : relays) {
-        while (!r.tasks.queued.isEmpty()) {
-          r.tasks.queued.remove(0).run();
-          busy = true;
-        }
-        if (r.engine.hasOutcomes()) {
-          r.engine.completeOnce();
-          busy = true;
-        }
-        if (r.engine.takeWakeup() || !r.claimed || r.again) {
-          claim(r.id);
-          busy = true;
-        }
-      }
-    }
-  }
-
-  /** A message is delivered twice only after a crash or a stall (a window each) or a time-out. */
-  private void checkDuplicates() {
-    int twice = 0;
-    for (int n : deliveries.values()) {
-      twice += n - 1;
-    }
-    int bound = (crashes + stalls) * EngineRelay.MAX_IN_FLIGHT + timedOut;
-    if (twice > bound) {
-      fail(twice + " deliveries twice, more than " + bound);
-    }
+    new Quiescence(this).run(rounds);
   }
 
   /**

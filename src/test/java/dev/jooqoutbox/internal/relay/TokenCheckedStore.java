@@ -20,12 +20,21 @@ import java.util.function.Supplier;
 /**
  * The model store as {@link EngineWorld}'s relays see it, checking each settle: a settle of a claim
  * whose row another claim took over (its lease ran out) changes nothing of that row. A change is
- * reported to {@code failure}.
+ * reported to {@code failure}. A step may make its next claim or settle fail ({@link #failNext}).
  */
 final class TokenCheckedStore implements RelayStore {
 
   private final ReferenceStore store;
   private final Consumer<String> failure;
+  // The next claim or settle fails, as a statement the database refused (nothing written).
+  boolean failNext;
+
+  private void maybeFail() {
+    if (failNext) {
+      failNext = false;
+      throw new IllegalStateException("the database refused the statement");
+    }
+  }
 
   TokenCheckedStore(ReferenceStore store, Consumer<String> failure) {
     this.store = store;
@@ -34,6 +43,7 @@ final class TokenCheckedStore implements RelayStore {
 
   /** Runs {@code settle} of {@code seqs} by {@code token}; rows it did not own must not change. */
   private <T> T checked(String what, String token, Collection<Long> seqs, Supplier<T> settle) {
+    maybeFail();
     List<ModelRow> before = seqs.stream().map(store::row).toList();
     T result = settle.get();
     for (ModelRow b : before) {
@@ -47,6 +57,7 @@ final class TokenCheckedStore implements RelayStore {
 
   @Override
   public List<OutboxMessage> claim(ClaimRequest request) {
+    maybeFail();
     return store.claim(request);
   }
 
