@@ -2,6 +2,8 @@ package dev.jooqoutbox.internal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import dev.jooqoutbox.internal.relay.SeededSteps.Bug;
 import dev.jooqoutbox.testing.ReferenceStore;
 import java.util.ArrayList;
@@ -10,9 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * The relay engine's own code under a seeded scheduler ({@link EngineWorld}): a seed picks every
@@ -26,6 +31,25 @@ import org.junit.jupiter.params.provider.MethodSource;
 class EngineSimulationTest {
 
   static final int DEFAULT_SEEDS = 10_000;
+
+  private static final Logger RELAY_LOG = (Logger) LoggerFactory.getLogger("dev.jooqoutbox");
+  private static Level relayLevel;
+
+  /**
+   * The engine logs each failed attempt, refused statement and time-out as a warning: millions of
+   * lines in a long run (a run of a million seeds once filled the disk with them). The checks say
+   * what went wrong; the engine's log is off while the worlds run.
+   */
+  @BeforeAll
+  static void quietEngine() {
+    relayLevel = RELAY_LOG.getLevel();
+    RELAY_LOG.setLevel(Level.OFF);
+  }
+
+  @AfterAll
+  static void restoreEngineLog() {
+    RELAY_LOG.setLevel(relayLevel);
+  }
 
   private static final long SEEDS = Long.getLong("simulation.engine.seeds", DEFAULT_SEEDS);
 

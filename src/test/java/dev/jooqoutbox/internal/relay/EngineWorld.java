@@ -112,8 +112,17 @@ final class EngineWorld {
         fail(message.seq() + " called before " + row.seq() + " of its aggregate was delivered");
       }
     }
+    // A lane of a relay whose timers stalled may call a message whose lease ran out meanwhile, and
+    // that another relay may have claimed since (the claim tokens name their relay: EngineRelay).
+    // Such a call may overlap another, as guarantees.md says; any other may not.
+    ModelRow row = store.row(message.seq());
+    boolean lapsed =
+        row.claimToken() == null
+            || !row.claimToken().startsWith(relay + ".")
+            || !row.lockedUntil().isAfter(clock.instant());
     for (Call c : open) {
-      if (c.message().seq() == message.seq()
+      if (!lapsed
+          && c.message().seq() == message.seq()
           && !c.relay().crashed
           && !c.relay().stalled
           && c.relay().lastStalled.isBefore(c.at())
@@ -123,13 +132,6 @@ final class EngineWorld {
       }
     }
     CompletableFuture<Void> future = new CompletableFuture<>();
-    // A lane of a relay whose timers stalled may call a message whose lease ran out meanwhile, and
-    // that another relay may have claimed since (the claim tokens name their relay: EngineRelay).
-    ModelRow row = store.row(message.seq());
-    boolean lapsed =
-        row.claimToken() == null
-            || !row.claimToken().startsWith(relay + ".")
-            || !row.lockedUntil().isAfter(clock.instant());
     open.add(new Call(relay, message, future, clock.instant(), lapsed));
     return future;
   }

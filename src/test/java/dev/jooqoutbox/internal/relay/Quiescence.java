@@ -5,6 +5,9 @@ import dev.jooqoutbox.relay.Reconciliation;
 /** The end of a run of {@link EngineWorld}: its faults stop, and everything must settle. */
 final class Quiescence {
 
+  /** More turns than a world of a dozen messages can need without time moving. */
+  private static final int MAX_TURNS = 10_000;
+
   private final EngineWorld w;
 
   Quiescence(EngineWorld world) {
@@ -57,8 +60,11 @@ final class Quiescence {
   /** Delivers, runs, writes and claims on wake-ups until nothing is left to do, time standing. */
   private void settleWhileWoken() {
     boolean busy = true;
-    while (busy) {
+    for (int turns = 0; busy; turns++) {
       w.afterStep();
+      if (turns == MAX_TURNS) {
+        w.fail("still busy after " + MAX_TURNS + " turns with time standing still");
+      }
       busy = false;
       while (!w.open.isEmpty()) {
         w.complete(0, 0);
