@@ -6,6 +6,7 @@ import dev.jooqoutbox.relay.OutboxReconciler;
 import dev.jooqoutbox.relay.RetryPolicy;
 import dev.jooqoutbox.testing.ManualTimers;
 import dev.jooqoutbox.testing.MutableClock;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,6 +63,7 @@ final class EngineRelay {
   final int incarnation;
   final Tasks tasks = new Tasks();
   final TokenCheckedStore store;
+  final boolean skewed;
   final ManualTimers timers;
   final RelayEngine engine;
   boolean crashed;
@@ -75,6 +77,7 @@ final class EngineRelay {
   private int claims;
 
   /**
+   * @param skew how far this relay's clock is ahead of the world's (its timers keep the world's)
    * @param handler the handler of topic "t" for this relay
    * @param faults test-only switches of the engine ({@code AggregateOrder.Fault}, {@code
    *     Heartbeat.Fault})
@@ -83,6 +86,7 @@ final class EngineRelay {
       int id,
       int incarnation,
       MutableClock clock,
+      Duration skew,
       TokenCheckedStore store,
       Function<EngineRelay, AsyncOutboxHandler> handler,
       OutboxReconciler reconciler,
@@ -90,10 +94,11 @@ final class EngineRelay {
     this.id = id;
     this.incarnation = incarnation;
     this.store = store;
+    this.skewed = !skew.isZero();
     this.timers = new ManualTimers(clock);
     this.engine =
         new RelayEngine(
-            config(clock, handler.apply(this), reconciler),
+            config(Clock.offset(clock, skew), handler.apply(this), reconciler),
             store,
             tasks,
             only(AggregateOrder.Fault.class, faults),
@@ -107,8 +112,7 @@ final class EngineRelay {
     return of;
   }
 
-  private RelayConfig config(
-      MutableClock clock, AsyncOutboxHandler handler, OutboxReconciler reconciler) {
+  private RelayConfig config(Clock clock, AsyncOutboxHandler handler, OutboxReconciler reconciler) {
     return new RelayConfig(
             DSL.using(SQLDialect.SQLITE), // not used: the engine's store is the model
             Map.of("t", handler),

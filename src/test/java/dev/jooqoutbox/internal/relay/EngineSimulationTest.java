@@ -177,12 +177,11 @@ class EngineSimulationTest {
   }
 
   /**
-   * Bugs the engine had or could have, each behind a test-only switch. Two more are not here, and
-   * {@code OrderSimulationTest} finds both on its model of the relay: a settle that frees a run not
-   * waking the producer ({@code AggregateOrder.Fault.NO_WAKE_WHEN_A_RUN_IS_FREED}) costs here a
-   * pause until the aggregate's rows in flight are settled, which no check sees; and a heartbeat
-   * that extends a lease only once half of it is gone ({@code Heartbeat.Fault.EXTEND_AT_HALF})
-   * still keeps every lease here, where beats are on time and the relays share one clock.
+   * Bugs the engine had or could have, each behind a test-only switch. One more is not here: a
+   * settle that frees a run not waking the producer ({@code
+   * AggregateOrder.Fault.NO_WAKE_WHEN_A_RUN_IS_FREED}) costs in this world a pause until the
+   * aggregate's rows in flight are settled, which no check sees; {@code OrderSimulationTest} finds
+   * it on its model of the relay.
    */
   static Stream<Bug<Shape>> bugs() {
     return Stream.of(
@@ -191,7 +190,8 @@ class EngineSimulationTest {
         new Bug<>(ReferenceStore.Fault.RUN_BEHIND_ANOTHERS_LEASE, Shape.TWO_RELAYS),
         new Bug<>(ReferenceStore.Fault.RUN_OVER_A_ROW_NOT_READY, Shape.ONE_RELAY),
         new Bug<>(ReferenceStore.Fault.TAKE_A_RUNNING_LEASE, Shape.TWO_RELAYS),
-        new Bug<>(ReferenceStore.Fault.SETTLE_WITHOUT_TOKEN, Shape.TWO_RELAYS));
+        new Bug<>(ReferenceStore.Fault.SETTLE_WITHOUT_TOKEN, Shape.TWO_RELAYS),
+        new Bug<>(Heartbeat.Fault.EXTEND_AT_HALF, Shape.TWO_RELAYS));
   }
 
   @ParameterizedTest

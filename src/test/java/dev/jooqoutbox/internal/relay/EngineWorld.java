@@ -25,20 +25,27 @@ import java.util.concurrent.CompletableFuture;
  * on the model store ({@link ReferenceStore}), with none of its threads: each relay's lanes run on
  * a queue of tasks ({@link EngineRelay}), its timers are {@link ManualTimers}, and its producer and
  * completer are stepped ({@link RelayEngine#produceOnce}, {@link RelayEngine#completeOnce}). A step
- * names what happens next; the steps a seed picks decide every interleaving. Handlers are
- * asynchronous: a call stays open until a step answers it (delivered, failed, failed for good,
- * outcome unknown, rescheduled) or the watchdog times it out; a reconciler is asked when a step
- * says, and answered by it; a claim or settle statement fails when a step says. Checked at every
- * handler call: every older message of its aggregate was delivered, resolved as sent, or is dead,
- * and no live call of the message is open at another claim (one not timed out, of a relay that did
- * not crash or stall, on a lease it held); a settle by a claim taken over changes nothing ({@link
- * TokenCheckedStore}). {@link #quiesce} then checks that no producer sleeps while a claim would
- * find work, that everything ends sent or dead, and that messages delivered twice are within the
- * bound crashes, stalls and time-outs allow.
+ * names what happens next; the steps a seed picks decide every interleaving. The second relay's
+ * clock is {@link #SKEW} ahead of the first's. Handlers are asynchronous: a call stays open until a
+ * step answers it (delivered, failed, failed for good, outcome unknown, rescheduled) or the
+ * watchdog times it out; a reconciler is asked when a step says, and answered by it; a claim or
+ * settle statement fails when a step says. Checked at every handler call: every older message of
+ * its aggregate was delivered, resolved as sent, or is dead, and no live call of the message is
+ * open at another claim (one not timed out, of a relay that did not crash or stall, on a lease it
+ * held); a settle by a claim taken over changes nothing ({@link TokenCheckedStore}). {@link
+ * #quiesce} then checks that no producer sleeps while a claim would find work, that everything ends
+ * sent or dead, and that messages delivered twice are within the bound crashes, stalls and
+ * time-outs allow.
  */
 final class EngineWorld {
 
   static final Instant START = Instant.parse("2026-12-07T00:00:00Z");
+
+  /**
+   * How far the second relay's clock is ahead of the first's: within the documented limit, below
+   * half of the 10 s lease.
+   */
+  static final Duration SKEW = Duration.ofSeconds(4);
 
   /** A tick's index for a poll interval: {@code 100 ms * (POLL_TICKS + 1)}. */
   static final int POLL_TICKS = 9;
@@ -93,6 +100,7 @@ final class EngineWorld {
         id,
         incarnation,
         clock,
+        id == 1 ? SKEW : Duration.ZERO,
         new TokenCheckedStore(store, this::fail),
         relay -> message -> call(relay, message),
         (message, ref) -> answer,
