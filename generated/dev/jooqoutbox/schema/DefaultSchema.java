@@ -5,8 +5,12 @@ package dev.jooqoutbox.schema;
 
 
 import dev.jooqoutbox.schema.tables.InboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxEventKeyTable;
+import dev.jooqoutbox.schema.tables.OutboxEventTable;
 import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 import dev.jooqoutbox.schema.tables.OutboxPausedTopicTable;
+import dev.jooqoutbox.schema.tables.OutboxRelayTable;
+import dev.jooqoutbox.schema.tables.OutboxShardTable;
 
 import java.util.Arrays;
 import java.util.List;
@@ -35,6 +39,16 @@ public class DefaultSchema extends SchemaImpl {
     public final InboxMessageTable INBOX_MESSAGE = InboxMessageTable.INBOX_MESSAGE;
 
     /**
+     * The table <code>outbox_event</code>.
+     */
+    public final OutboxEventTable OUTBOX_EVENT = OutboxEventTable.OUTBOX_EVENT;
+
+    /**
+     * The table <code>outbox_event_key</code>.
+     */
+    public final OutboxEventKeyTable OUTBOX_EVENT_KEY = OutboxEventKeyTable.OUTBOX_EVENT_KEY;
+
+    /**
      * The table <code>outbox_message</code>.
      */
     public final OutboxMessageTable OUTBOX_MESSAGE = OutboxMessageTable.OUTBOX_MESSAGE;
@@ -43,6 +57,16 @@ public class DefaultSchema extends SchemaImpl {
      * The table <code>outbox_paused_topic</code>.
      */
     public final OutboxPausedTopicTable OUTBOX_PAUSED_TOPIC = OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC;
+
+    /**
+     * The table <code>outbox_relay</code>.
+     */
+    public final OutboxRelayTable OUTBOX_RELAY = OutboxRelayTable.OUTBOX_RELAY;
+
+    /**
+     * The table <code>outbox_shard</code>.
+     */
+    public final OutboxShardTable OUTBOX_SHARD = OutboxShardTable.OUTBOX_SHARD;
 
     /**
      * No further instances allowed
@@ -61,8 +85,12 @@ public class DefaultSchema extends SchemaImpl {
     public final List<Table<?>> getTables() {
         return Arrays.asList(
             InboxMessageTable.INBOX_MESSAGE,
+            OutboxEventTable.OUTBOX_EVENT,
+            OutboxEventKeyTable.OUTBOX_EVENT_KEY,
             OutboxMessageTable.OUTBOX_MESSAGE,
-            OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC
+            OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC,
+            OutboxRelayTable.OUTBOX_RELAY,
+            OutboxShardTable.OUTBOX_SHARD
         );
     }
 }

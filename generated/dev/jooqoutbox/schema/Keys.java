@@ -5,11 +5,17 @@ package dev.jooqoutbox.schema;
 
 
 import dev.jooqoutbox.schema.tables.InboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxEventKeyTable;
 import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 import dev.jooqoutbox.schema.tables.OutboxPausedTopicTable;
+import dev.jooqoutbox.schema.tables.OutboxRelayTable;
+import dev.jooqoutbox.schema.tables.OutboxShardTable;
 import dev.jooqoutbox.schema.tables.records.InboxMessageRecord;
+import dev.jooqoutbox.schema.tables.records.OutboxEventKeyRecord;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.schema.tables.records.OutboxPausedTopicRecord;
+import dev.jooqoutbox.schema.tables.records.OutboxRelayRecord;
+import dev.jooqoutbox.schema.tables.records.OutboxShardRecord;
 
 import org.jooq.TableField;
 import org.jooq.UniqueKey;
@@ -29,7 +35,10 @@ public class Keys {
     // -------------------------------------------------------------------------
 
     public static final UniqueKey<InboxMessageRecord> INBOX_MESSAGE__PK_INBOX_MESSAGE = Internal.createUniqueKey(InboxMessageTable.INBOX_MESSAGE, DSL.name("pk_inbox_message"), new TableField[] { InboxMessageTable.INBOX_MESSAGE.CONSUMER, InboxMessageTable.INBOX_MESSAGE.MESSAGE_ID }, true);
+    public static final UniqueKey<OutboxEventKeyRecord> OUTBOX_EVENT_KEY__PK_OUTBOX_EVENT_KEY = Internal.createUniqueKey(OutboxEventKeyTable.OUTBOX_EVENT_KEY, DSL.name("pk_outbox_event_key"), new TableField[] { OutboxEventKeyTable.OUTBOX_EVENT_KEY.ID }, true);
     public static final UniqueKey<OutboxMessageRecord> OUTBOX_MESSAGE__PK_OUTBOX_MESSAGE = Internal.createUniqueKey(OutboxMessageTable.OUTBOX_MESSAGE, DSL.name("pk_outbox_message"), new TableField[] { OutboxMessageTable.OUTBOX_MESSAGE.SEQ }, true);
     public static final UniqueKey<OutboxMessageRecord> OUTBOX_MESSAGE__UK_OUTBOX_MESSAGE_ID = Internal.createUniqueKey(OutboxMessageTable.OUTBOX_MESSAGE, DSL.name("uk_outbox_message_id"), new TableField[] { OutboxMessageTable.OUTBOX_MESSAGE.ID }, true);
     public static final UniqueKey<OutboxPausedTopicRecord> OUTBOX_PAUSED_TOPIC__PK_OUTBOX_PAUSED_TOPIC = Internal.createUniqueKey(OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC, DSL.name("pk_outbox_paused_topic"), new TableField[] { OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC.TOPIC }, true);
+    public static final UniqueKey<OutboxRelayRecord> OUTBOX_RELAY__PK_OUTBOX_RELAY = Internal.createUniqueKey(OutboxRelayTable.OUTBOX_RELAY, DSL.name("pk_outbox_relay"), new TableField[] { OutboxRelayTable.OUTBOX_RELAY.RELAY_ID }, true);
+    public static final UniqueKey<OutboxShardRecord> OUTBOX_SHARD__PK_OUTBOX_SHARD = Internal.createUniqueKey(OutboxShardTable.OUTBOX_SHARD, DSL.name("pk_outbox_shard"), new TableField[] { OutboxShardTable.OUTBOX_SHARD.SHARD }, true);
 }

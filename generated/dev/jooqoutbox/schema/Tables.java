@@ -5,8 +5,12 @@ package dev.jooqoutbox.schema;
 
 
 import dev.jooqoutbox.schema.tables.InboxMessageTable;
+import dev.jooqoutbox.schema.tables.OutboxEventKeyTable;
+import dev.jooqoutbox.schema.tables.OutboxEventTable;
 import dev.jooqoutbox.schema.tables.OutboxMessageTable;
 import dev.jooqoutbox.schema.tables.OutboxPausedTopicTable;
+import dev.jooqoutbox.schema.tables.OutboxRelayTable;
+import dev.jooqoutbox.schema.tables.OutboxShardTable;
 
 
 /**
@@ -21,6 +25,16 @@ public class Tables {
     public static final InboxMessageTable INBOX_MESSAGE = InboxMessageTable.INBOX_MESSAGE;
 
     /**
+     * The table <code>outbox_event</code>.
+     */
+    public static final OutboxEventTable OUTBOX_EVENT = OutboxEventTable.OUTBOX_EVENT;
+
+    /**
+     * The table <code>outbox_event_key</code>.
+     */
+    public static final OutboxEventKeyTable OUTBOX_EVENT_KEY = OutboxEventKeyTable.OUTBOX_EVENT_KEY;
+
+    /**
      * The table <code>outbox_message</code>.
      */
     public static final OutboxMessageTable OUTBOX_MESSAGE = OutboxMessageTable.OUTBOX_MESSAGE;
@@ -29,4 +43,14 @@ public class Tables {
      * The table <code>outbox_paused_topic</code>.
      */
     public static final OutboxPausedTopicTable OUTBOX_PAUSED_TOPIC = OutboxPausedTopicTable.OUTBOX_PAUSED_TOPIC;
+
+    /**
+     * The table <code>outbox_relay</code>.
+     */
+    public static final OutboxRelayTable OUTBOX_RELAY = OutboxRelayTable.OUTBOX_RELAY;
+
+    /**
+     * The table <code>outbox_shard</code>.
+     */
+    public static final OutboxShardTable OUTBOX_SHARD = OutboxShardTable.OUTBOX_SHARD;
 }

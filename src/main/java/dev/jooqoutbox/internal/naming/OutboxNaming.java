@@ -1,14 +1,19 @@
 package dev.jooqoutbox.internal.naming;
 
 import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT_KEY;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_PAUSED_TOPIC;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_RELAY;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_SHARD;
 
 import dev.jooqoutbox.OutboxName;
 import dev.jooqoutbox.schema.DefaultSchema;
 import org.jooq.Context;
 import org.jooq.DSLContext;
 import org.jooq.QueryPart;
+import org.jooq.Table;
 import org.jooq.conf.MappedSchema;
 import org.jooq.conf.MappedTable;
 import org.jooq.conf.RenderMapping;
@@ -75,7 +80,24 @@ public final class OutboxNaming {
             new MappedTable().withInput(INBOX_MESSAGE.getName()).withOutput(name.inboxTable()),
             new MappedTable()
                 .withInput(OUTBOX_PAUSED_TOPIC.getName())
-                .withOutput(name.pausedTopicTable()));
+                .withOutput(name.pausedTopicTable()),
+            // PostgreSQL's event log (changeset 009, n006): the same prefix.
+            mappedLike(name, OUTBOX_EVENT),
+            mappedLike(name, OUTBOX_EVENT_KEY),
+            mappedLike(name, OUTBOX_SHARD),
+            mappedLike(name, OUTBOX_RELAY));
+  }
+
+  private static MappedTable mappedLike(OutboxName name, Table<?> table) {
+    return new MappedTable().withInput(table.getName()).withOutput(tableName(name, table));
+  }
+
+  /**
+   * The name of {@code table} (a generated one) in the outbox {@code name}: itself for the default
+   * outbox, {@code NAME_table} for a named one, as {@link OutboxName#outboxTable} names hers.
+   */
+  public static String tableName(OutboxName name, Table<?> table) {
+    return name.isDefault() ? table.getName() : name.name() + "_" + table.getName();
   }
 
   /**
