@@ -1,5 +1,6 @@
 package dev.jooqoutbox;
 
+import dev.jooqoutbox.internal.eventlog.EventWriter;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.internal.repository.OutboxContext;
@@ -28,6 +29,7 @@ final class MessageWriter {
   private final Supplier<String> ids;
   private final WriterWakeup wakeup; // null: notifyOnWrite off
   private final Tracing tracing;
+  private final EventWriter events; // null where the database has no event log
 
   MessageWriter(
       OutboxName name,
@@ -44,6 +46,7 @@ final class MessageWriter {
     this.ids = ids;
     this.wakeup = wakeup;
     this.tracing = tracing;
+    this.events = repository.appendsEvents() ? new EventWriter(repository) : null;
   }
 
   /**
@@ -75,10 +78,12 @@ final class MessageWriter {
             now,
             availableAt != null ? availableAt : now.plus(delay));
     requireTransaction(tx);
-    if (!repository.insert(tx, message)) {
+    boolean inserted = events != null ? events.insert(tx, message) : repository.insert(tx, message);
+    if (!inserted) {
       NewMessage stored =
-          repository
-              .findStored(tx, message.id())
+          (events != null
+                  ? events.findStored(tx, message.id())
+                  : repository.findStored(tx, message.id()))
               .orElseThrow(() -> new DuplicateMessageException(message.id()));
       if (!sameContent(stored, message, headers)) {
         throw new DuplicateMessageException(message.id());

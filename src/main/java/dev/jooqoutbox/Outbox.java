@@ -41,7 +41,9 @@ import org.jooq.TransactionListener;
  *       exactly, never rounded to a double.
  *   <li>A caller id already stored with the same content returns that id and writes nothing; with
  *       other content it throws {@link DuplicateMessageException}. Neither aborts the caller's
- *       transaction.
+ *       transaction. A caller id is an idempotency key within the retention window: once the purge
+ *       (or on PostgreSQL the retention of the event log's partitions) removed its message, the id
+ *       is forgotten and a write of it is a new message.
  *   <li>Unless {@link Builder#notifyOnWrite} is off, a committed write wakes relays: those of this
  *       JVM on the same database at once, after the commit, and on PostgreSQL those of other
  *       processes with one {@code NOTIFY jooq_outbox} sent from a connection of the outbox's own a
@@ -153,7 +155,8 @@ public final class Outbox {
 
     /**
      * Uses {@code id} as the message id and idempotency key: writing the same id with the same
-     * content again is a no-op; with other content, a {@link DuplicateMessageException}.
+     * content again is a no-op; with other content, a {@link DuplicateMessageException}; both as
+     * long as the message is kept (the retention window), after which the id is forgotten.
      */
     public MessageWrite id(String id) {
       MessageRules.checkId(id);

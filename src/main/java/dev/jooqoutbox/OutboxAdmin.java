@@ -1,5 +1,6 @@
 package dev.jooqoutbox;
 
+import dev.jooqoutbox.internal.eventlog.EventAdmin;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.OutboxContext;
 import java.time.Clock;
@@ -34,10 +35,12 @@ public final class OutboxAdmin {
   public static final int DEFAULT_PURGE_BATCH = 1000;
 
   private final JooqOutboxRepository repository;
+  private final EventAdmin events; // null where the database has no event log
   private final Clock clock;
 
   private OutboxAdmin(DSLContext dsl, Clock clock) {
     this.repository = new JooqOutboxRepository(dsl);
+    this.events = repository.appendsEvents() ? new EventAdmin(dsl, repository) : null;
     this.clock = clock;
   }
 
@@ -74,7 +77,7 @@ public final class OutboxAdmin {
 
   /** Totals over every topic, from one read of the table. */
   public OutboxStats stats() {
-    return repository.stats(clock.instant());
+    return OutboxStats.sum(statsByTopic().values());
   }
 
   /**
@@ -82,7 +85,9 @@ public final class OutboxAdmin {
    * for operators and dashboards polled every few seconds at most, not for per-request use.
    */
   public Map<String, OutboxStats> statsByTopic() {
-    return repository.statsByTopic(clock.instant());
+    return events != null
+        ? events.statsByTopic(clock.instant())
+        : repository.statsByTopic(clock.instant());
   }
 
   /**
@@ -90,12 +95,14 @@ public final class OutboxAdmin {
    * enough for a gauge or a health check polled every few seconds.
    */
   public long pendingCount() {
-    return repository.pendingCount();
+    return events != null ? events.pendingCount() : repository.pendingCount();
   }
 
   /** How long the oldest pending message has waited; {@link Duration#ZERO} when none. Cheap. */
   public Duration oldestPendingAge() {
-    return repository.oldestPendingAge(clock.instant());
+    return events != null
+        ? events.oldestPendingAge(clock.instant())
+        : repository.oldestPendingAge(clock.instant());
   }
 
   /** How many dead letters there are: one count over the dead-letter index. Cheap. */
@@ -218,7 +225,11 @@ public final class OutboxAdmin {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(resolution, "resolution");
     String reason = resolution == Resolution.DEAD ? "outcome unknown, resolved dead by hand" : null;
-    return repository.outcomes().resolve(id, resolution, reason, clock.instant());
+    boolean resolved = repository.outcomes().resolve(id, resolution, reason, clock.instant());
+    if (!resolved && events != null && repository.message(id, clock.instant()).isEmpty()) {
+      events.refuseResolution(id, resolution, clock.instant()); // pending or sent in the log
+    }
+    return resolved;
   }
 
   /**
@@ -228,16 +239,32 @@ public final class OutboxAdmin {
    * @return {@link RemoteRefResult#ADDED} when it is stored now, {@link RemoteRefResult#KEPT} when
    *     the message already had one (this one or another) and keeps it, {@link
    *     RemoteRefResult#NO_MESSAGE} when no message has this id
+   * @throws OutboxException on PostgreSQL, for a message of the event log that never had an unknown
+   *     outcome (pending or sent there): the log stores no reference for it
    */
   public RemoteRefResult addRemoteRef(String id, String remoteRef) {
-    return repository
-        .outcomes()
-        .addRemoteRef(Objects.requireNonNull(id, "id"), Objects.requireNonNull(remoteRef, "ref"));
+    RemoteRefResult result =
+        repository
+            .outcomes()
+            .addRemoteRef(
+                Objects.requireNonNull(id, "id"), Objects.requireNonNull(remoteRef, "ref"));
+    if (result == RemoteRefResult.NO_MESSAGE
+        && events != null
+        && events.message(id, clock.instant()).isPresent()) {
+      throw new OutboxException(
+          "outbox message \""
+              + id
+              + "\" never had an unknown outcome: the event log keeps no remote reference for it");
+    }
+    return result;
   }
 
   /** The state of message {@code id} now; empty when no message has this id (or it was purged). */
   public Optional<MessageState> message(String id) {
-    return repository.message(Objects.requireNonNull(id, "id"), clock.instant());
+    Objects.requireNonNull(id, "id");
+    return events != null
+        ? events.message(id, clock.instant())
+        : repository.message(id, clock.instant());
   }
 
   /**
@@ -255,7 +282,7 @@ public final class OutboxAdmin {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be at least 1, was " + batchSize);
     }
-    return repository.purge(cutoff, batchSize);
+    return events != null ? events.purge(cutoff, batchSize) : repository.purge(cutoff, batchSize);
   }
 
   /**
@@ -264,7 +291,8 @@ public final class OutboxAdmin {
    * a purge run later may delete more. Counts over the sent-at and inbox indexes.
    */
   public PurgeResult purgeCount(Duration olderThan) {
-    return repository.purgeCount(cutoff(olderThan));
+    Instant cutoff = cutoff(olderThan);
+    return events != null ? events.purgeCount(cutoff) : repository.purgeCount(cutoff);
   }
 
   private Instant cutoff(Duration olderThan) {

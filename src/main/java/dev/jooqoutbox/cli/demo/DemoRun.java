@@ -1,6 +1,8 @@
 package dev.jooqoutbox.cli.demo;
 
 import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT_KEY;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -68,7 +70,8 @@ final class DemoRun {
     DSLContext dsl = db.dsl();
     if (!settings.wipe()) {
       boolean foreignMessages =
-          dsl.fetchExists(OUTBOX_MESSAGE, OUTBOX_MESSAGE.TOPIC.ne(OrderPlaced.TOPIC));
+          OutboxAdmin.create(dsl).statsByTopic().keySet().stream()
+              .anyMatch(topic -> !topic.equals(OrderPlaced.TOPIC));
       boolean foreignInbox =
           dsl.fetchExists(INBOX_MESSAGE, INBOX_MESSAGE.CONSUMER.ne(LedgerConsumer.CONSUMER));
       if (foreignMessages || foreignInbox) {
@@ -76,13 +79,18 @@ final class DemoRun {
             db.displayUrl()
                 + " holds "
                 + (foreignMessages ? "outbox messages" : "inbox records")
-                + " the demo did not write. The demo empties outbox_message and inbox_message"
+                + " the demo did not write. The demo empties the outbox and inbox_message"
                 + " before it runs, so it stops here: point it at a database of its own, or add"
                 + " --wipe if those rows may be deleted.");
       }
     }
     dsl.deleteFrom(OUTBOX_MESSAGE).execute();
     dsl.deleteFrom(INBOX_MESSAGE).execute();
+    // PostgreSQL's event log (changeset 009) holds what was written there: emptied too.
+    if (!dsl.meta().getTables(OUTBOX_EVENT.getName()).isEmpty()) {
+      dsl.truncate(OUTBOX_EVENT).execute();
+      dsl.deleteFrom(OUTBOX_EVENT_KEY).execute();
+    }
     DemoTables.recreate(dsl);
   }
 

@@ -2,6 +2,7 @@ package dev.jooqoutbox.internal.relay;
 
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.Resolution;
+import dev.jooqoutbox.internal.eventlog.EventStore;
 import dev.jooqoutbox.internal.repository.DatabaseRelayStore;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.RelayStore;
@@ -45,6 +46,7 @@ public final class RelayEngine {
   private final RelayTimers timers;
   private final Wakeup wakeup;
   private final PausedTopics paused;
+  private final RelayStore store;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean timersStarted = new AtomicBoolean();
   private final AtomicBoolean stopping = new AtomicBoolean();
@@ -54,7 +56,27 @@ public final class RelayEngine {
   private volatile Thread worker;
 
   public RelayEngine(RelayConfig config) {
-    this(config, new DatabaseRelayStore(new JooqOutboxRepository(config.dsl(), config.mapper())));
+    this(config, storeOf(config));
+  }
+
+  /**
+   * The store of {@code config}'s database: the event log's where writers append to it
+   * (PostgreSQL), with the row-state store under it for the messages that need a state of their
+   * own; the row-state store alone elsewhere.
+   */
+  private static RelayStore storeOf(RelayConfig config) {
+    JooqOutboxRepository repository = new JooqOutboxRepository(config.dsl(), config.mapper());
+    RelayStore rows = new DatabaseRelayStore(repository);
+    if (!repository.appendsEvents()) {
+      return rows;
+    }
+    return new EventStore(
+        rows,
+        config.dsl(),
+        config.mapper(),
+        config.claiming().lease(),
+        config.claiming().maxRun(),
+        config.clock());
   }
 
   /** An engine on {@code store} instead of the database of {@code config} (tests: a model). */
@@ -75,6 +97,7 @@ public final class RelayEngine {
       Set<AggregateOrder.Fault> orderFaults,
       Set<Heartbeat.Fault> heartbeatFaults) {
     this.config = config;
+    this.store = store;
     this.metrics =
         config.meterRegistry() == null
             ? RelayMetrics.NONE
@@ -124,6 +147,7 @@ public final class RelayEngine {
       throw new IllegalStateException("an OutboxRelay starts once and cannot restart after close");
     }
     startTimers();
+    store.start();
     housekeeping.start();
     if (reconciler.hasWork()) {
       reconciler.start(timers.timer("reconcile"));
@@ -178,6 +202,7 @@ public final class RelayEngine {
       RelayThreads.awaitUninterruptibly(ended);
       handled += completer.flushNow();
     }
+    store.flush();
     return handled;
   }
 
@@ -222,6 +247,12 @@ public final class RelayEngine {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      try {
+        store.close();
+      } catch (RuntimeException e) {
+        log.warn(
+            "outbox relay could not give back what it holds; it is taken over after its lease", e);
+      }
       timers.close();
       metrics.close();
     }

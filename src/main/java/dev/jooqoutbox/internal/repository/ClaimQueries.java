@@ -54,24 +54,6 @@ final class ClaimQueries {
   }
 
   /**
-   * The oldest pending seq from {@code from} to {@code upTo}, both included, that is not parked, or
-   * null when there is none: {@link HorizonFloor}'s step forward, which reads the pending index
-   * from where the floor is, never from its first entry. It passes parked rows (changeset 007),
-   * which the claim reads from their own index, so that a message that waits long does not hold the
-   * floor.
-   */
-  static Select<Record1<Long>> oldestUnparkedBetween(OutboxDialect dialect, long from, long upTo) {
-    var p = OUTBOX_MESSAGE.as("p");
-    return select(p.SEQ)
-        .from(dialect.pendingInSeqOrder(p))
-        .where(pending(p))
-        .and(p.SEQ.between(from, upTo))
-        .and(p.PARKED_AT.isNull())
-        .orderBy(dialect.pendingSeqOrder(p))
-        .limit(1);
-  }
-
-  /**
    * Which of the aggregate heads {@code heads} are ready, oldest first. A separate statement from
    * the head scan on purpose: with the recursive query inlined as an {@code IN} subquery,
    * PostgreSQL sometimes planned it as a nested loop that recomputed every head per outer row.

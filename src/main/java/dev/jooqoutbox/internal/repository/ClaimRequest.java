@@ -29,4 +29,9 @@ public record ClaimRequest(
       throw new IllegalArgumentException("maxRun must be at least 1, was " + maxRun);
     }
   }
+
+  /** This request for up to {@code limit} messages. */
+  public ClaimRequest withLimit(int limit) {
+    return new ClaimRequest(topics, limit, maxRun, lease, claimToken, now, held);
+  }
 }

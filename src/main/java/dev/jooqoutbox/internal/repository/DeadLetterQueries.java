@@ -62,8 +62,6 @@ final class DeadLetterQueries {
         .set(OUTBOX_MESSAGE.ATTEMPTS, 0)
         .set(OUTBOX_MESSAGE.LAST_ERROR, (String) null)
         .set(OUTBOX_MESSAGE.AVAILABLE_AT, now)
-        // Parked: it may become pending below a claim's floor (HorizonFloor), which reads it apart.
-        .set(OUTBOX_MESSAGE.PARKED_AT, now)
         .set(OUTBOX_MESSAGE.RESOLUTION, (String) null) // a new life: no earlier resolution holds
         .set(OUTBOX_MESSAGE.CLAIM_TOKEN, (String) null)
         .set(OUTBOX_MESSAGE.LOCKED_UNTIL, (Instant) null)

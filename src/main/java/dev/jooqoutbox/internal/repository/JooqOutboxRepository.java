@@ -44,16 +44,16 @@ import org.jooq.DSLContext;
  *       removes them from the dead letters.
  * </ul>
  *
- * <p>Thread-safe. Its one piece of mutable state is the claim's floor (in its {@link
- * MessageClaimer}: a {@link HorizonFloor} on PostgreSQL, a {@link ClaimFloor} elsewhere): where in
- * seq order the claim starts reading, refreshed from the database now and then, so a relay keeps
- * one repository for all its claims. Statements outside a caller's transaction run in their own
- * transaction (autocommit).
+ * <p>Thread-safe. Its one piece of mutable state is the claim's {@link ClaimFloor} (in its {@link
+ * MessageClaimer}): where in seq order the claim starts reading, refreshed from the database now
+ * and then, so a relay keeps one repository for all its claims. Statements outside a caller's
+ * transaction run in their own transaction (autocommit).
  */
 public final class JooqOutboxRepository {
 
   private final DSLContext dsl;
   private final OutboxDialect dialect;
+  private final MessageRows rows;
   private final MessageStore store;
   private final MessageClaimer claimer;
   private final MessageSettler settler;
@@ -81,19 +81,17 @@ public final class JooqOutboxRepository {
     this(dsl, mapper, System::nanoTime);
   }
 
-  /**
-   * For tests: {@code nanoTime} times the claim's floor refreshes ({@link ClaimFloor}, {@link
-   * HorizonFloor}).
-   */
+  /** For tests: {@code nanoTime} times the claim's floor refreshes ({@link ClaimFloor}). */
   JooqOutboxRepository(DSLContext dsl, ObjectMapper mapper, LongSupplier nanoTime) {
     this.dsl = Objects.requireNonNull(dsl, "dsl");
     this.dialect = OutboxDialect.of(dsl.dialect());
     MessageRows rows = new MessageRows(Objects.requireNonNull(mapper, "mapper"));
+    this.rows = rows;
     this.store = new MessageStore(dialect, rows);
     this.settler = new MessageSettler(dsl);
     this.claimer = new MessageClaimer(dsl, dialect, rows, settler, nanoTime);
     this.deadLetters = new DeadLetterQueries(dsl, rows);
-    this.backlog = new BacklogQueries(dsl, dialect, claimer::knownFloor);
+    this.backlog = new BacklogQueries(dsl, dialect);
     this.purger = new Purger(dsl);
     this.blocked = new BlockedQueries(dsl);
     this.outcomes = new OutcomeStore(dsl, rows);
@@ -114,6 +112,19 @@ public final class JooqOutboxRepository {
   }
 
   // ---------------------------------------------------------------- writer and inbox
+
+  /**
+   * Whether this database keeps messages in the event log ({@code internal.eventlog}): writers
+   * append there and the relay reads from there; this repository's tables hold the rest.
+   */
+  public boolean appendsEvents() {
+    return dialect.appendsEvents();
+  }
+
+  /** How this repository maps messages and headers (its object mapper's). */
+  public MessageRows rows() {
+    return rows;
+  }
 
   /**
    * Inserts {@code message} on the caller's transaction {@code tx}, unless its id is already

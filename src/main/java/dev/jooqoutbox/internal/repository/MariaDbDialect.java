@@ -59,7 +59,7 @@ final class MariaDbDialect implements OutboxDialect {
   }
 
   @Override
-  public Select<Record1<Long>> headSeqs(int aggregates, long from) {
+  public Select<Record1<Long>> headSeqs(int aggregates) {
     // They cannot seek a correlated range in the recursive form and would scan the index once per
     // aggregate; a loose index scan of (aggregate, sent_at, dead_at, seq) visits each once.
     // The LIMIT goes outside, on the grouped heads as a derived table: with it on the grouping
@@ -69,7 +69,7 @@ final class MariaDbDialect implements OutboxDialect {
     // filesort: 497,162 rows estimated, 2 s; MariaDbClaimPlanTest on the embedded 11.4.5). The
     // derived table costs one seek per aggregate with pending messages, never a sent row, and runs
     // only when the window's pass did not fill the batch.
-    Table<Record1<Long>> heads = HeadQueries.groupedHeads(from).asTable("g");
+    Table<Record1<Long>> heads = HeadQueries.groupedHeads().asTable("g");
     return DSL.select(heads.field(0, Long.class)).from(heads).limit(aggregates);
   }
 

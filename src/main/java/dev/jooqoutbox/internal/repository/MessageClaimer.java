@@ -15,18 +15,17 @@ import java.util.Set;
 import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.jooq.Record;
-import org.jooq.Record4;
+import org.jooq.Record3;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The claim: which ready messages a relay takes, written once for every database. Two passes, each
  * a bounded amount of work however deep the backlog and however many sent rows wait for vacuum or
- * purge: first the runs among the oldest pending rows from where {@link ClaimStart} says, in seq
- * order (what should be delivered first), then, only when that did not fill the batch and either
- * took nothing or found its window full, the heads of other aggregates found by a skip scan; below
- * a {@link HorizonFloor}, before both, the parked rows the passes do not read. The second pass sees
- * the first pass's rows as leased, so nothing is claimed twice. The dialect supplies the
+ * purge: first the runs among the oldest pending rows from the {@link ClaimFloor}, in seq order
+ * (what should be delivered first), then, only when that did not fill the batch and either took
+ * nothing or found its window full, the heads of other aggregates found by a skip scan. The second
+ * pass sees the first pass's rows as leased, so nothing is claimed twice. The dialect supplies the
  * transaction, the locking and the skip scan.
  *
  * <p>The runs are chosen from a snapshot, then leased with skip-locked, which re-checks that each
@@ -41,7 +40,7 @@ final class MessageClaimer {
   private final OutboxDialect dialect;
   private final MessageRows rows;
   private final MessageSettler settler;
-  private final ClaimStart start;
+  private final ClaimFloor floor;
 
   MessageClaimer(
       DSLContext dsl,
@@ -53,63 +52,33 @@ final class MessageClaimer {
     this.dialect = dialect;
     this.rows = rows;
     this.settler = settler;
-    this.start = new ClaimStart(dsl, dialect, nanoTime);
-  }
-
-  /** Where this claimer's {@link HorizonFloor} stands ({@link ClaimStart#knownFloor}). */
-  long knownFloor() {
-    return start.knownFloor();
+    this.floor = new ClaimFloor(nanoTime);
   }
 
   List<OutboxMessage> claim(ClaimRequest c) {
     if (c.topics().isEmpty() || c.limit() <= 0) {
       return List.of();
     }
-    ClaimStart.From from = start.next();
+    long from = floor.current(() -> dsl.fetchValue(ClaimQueries.oldestPendingOrNext(dialect)));
     var lease = new OutboxDialect.Lease(c.claimToken(), c.now().plus(c.lease()));
     List<Record> claimed =
         Deadlocks.retry(() -> dialect.claimTransaction(dsl, tx -> bothPasses(tx, c, from, lease)));
     return toMessages(claimed, c.claimToken(), c.now());
   }
 
-  /**
-   * Both passes: the window read from {@code from}, then the heads; each row leased with {@code
-   * lease}. Below a {@link HorizonFloor}, the parked rows first.
-   */
+  /** Both passes: the window read from {@code from}, then the heads; each row leased. */
   private List<Record> bothPasses(
-      DSLContext tx, ClaimRequest c, ClaimStart.From from, OutboxDialect.Lease lease) {
-    // Parked rows below a HorizonFloor (changeset 007), which neither pass reads: first, as they
-    // are older than anything the window reads, and a window that fills every batch must not
-    // starve them. Their aggregates' later rows wait in the window: its probes see them as heads.
-    // Below the window's start (later than the floor, see ClaimStart) parked rows are taken only
-    // where they are their aggregate's head.
-    List<Record> claimed = new ArrayList<>();
-    if (start.readsParkedBelow(from)) {
-      List<Long> parked = parkedHeads(tx, from);
-      if (!parked.isEmpty()) {
-        claimed.addAll(
-            dialect.lease(
-                tx, ClaimQueries.readyAmong(parked, c.topics(), c.limit(), c.now()), lease));
-      }
-    }
-    if (claimed.size() >= c.limit()) {
-      return claimed;
-    }
-    FirstPass first = leaseRuns(tx, c, c.limit() - claimed.size(), from, lease);
-    claimed.addAll(first.claimed());
+      DSLContext tx, ClaimRequest c, long from, OutboxDialect.Lease lease) {
+    FirstPass first = leaseRuns(tx, c, c.limit(), from, lease);
+    List<Record> claimed = new ArrayList<>(first.claimed());
     // The head scan finds what the window cannot: aggregates beyond a full window, and rows that
     // became pending below the floor. When the window took something and read every pending row
     // from the floor on, only the latter remain, and the scan (two more statements, about 40 % of
-    // the claim at a steady 1,000 msg/s, where it nearly always came back empty) is left to the
-    // next claim that takes nothing, or to the floor, which reaches such a row within two periods.
-    // The relay claims again at once after a claim that took something. Below a HorizonFloor no
-    // row becomes pending by a commit, so there the scan runs only beyond a full window.
-    if (claimed.size() < c.limit()
-        && start.headScanWanted(first.claimed().isEmpty(), first.windowFull())) {
-      long started = start.nanoTime();
-      List<Long> heads =
-          tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(c.limit()), from.probeFrom()));
-      start.headScanTook(started);
+    // the claim at a steady rate, where it nearly always came back empty) is left to the next
+    // claim that takes nothing, or to the floor, which reaches such a row within two periods. The
+    // relay claims again at once after a claim that took something.
+    if (claimed.size() < c.limit() && (first.claimed().isEmpty() || first.windowFull())) {
+      List<Long> heads = tx.fetchValues(dialect.headSeqs(ClaimQueries.headScanBound(c.limit())));
       if (!heads.isEmpty()) {
         var ready =
             ClaimQueries.readyAmong(
@@ -118,33 +87,6 @@ final class MessageClaimer {
       }
     }
     return claimed;
-  }
-
-  /**
-   * The parked rows below where the window of {@code from} starts that are their aggregate's oldest
-   * pending row. One read of the small parked index, nearly always empty: each aggregate's oldest
-   * parked row below the window's start is its head where it is below the floor (every other row
-   * there is sent or dead); one from the floor on is checked by a probe, in a second statement run
-   * only when there is such a row. Run on every claim, that statement cost 0.54 ms of planning each
-   * time, 7 % of the claim's time in the database during a drain.
-   */
-  private List<Long> parkedHeads(DSLContext tx, ClaimStart.From from) {
-    long upTo = Math.max(from.windowFrom(), from.probeFrom());
-    List<Long> heads = new ArrayList<>();
-    boolean probe = false;
-    for (Long first : tx.fetchValues(HeadQueries.parkedHeadsBelow(upTo))) {
-      if (first < from.probeFrom()) {
-        heads.add(first);
-      } else {
-        probe = true;
-      }
-    }
-    if (probe) {
-      heads.addAll(
-          tx.fetchValues(
-              HeadQueries.parkedHeadsBetween(dialect, from.probeFrom(), from.windowFrom())));
-    }
-    return heads;
   }
 
   /**
@@ -161,8 +103,8 @@ final class MessageClaimer {
 
   /**
    * What the first pass leased, and whether its window was full (read {@link WindowRuns#windowRows}
-   * pending rows, so that pending rows beyond it may have ready heads); when it found no run,
-   * counted only where that decides the head scan, else true.
+   * pending rows, so that pending rows beyond it may have ready heads; true when it found no run,
+   * where the head scan runs anyway).
    */
   private record FirstPass(List<Record> claimed, boolean windowFull) {}
 
@@ -171,46 +113,27 @@ final class MessageClaimer {
    * a row it could not lease.
    */
   private FirstPass leaseRuns(
-      DSLContext tx, ClaimRequest c, int limit, ClaimStart.From from, OutboxDialect.Lease lease) {
-    List<Record4<Long, String, Integer, Long>> runs =
-        tx.fetch(
-            WindowRuns.runs(
-                dialect,
-                c.topics(),
-                limit,
-                c.maxRun(),
-                from.windowFrom(),
-                c.now(),
-                c.held(),
-                from.probeFrom()));
+      DSLContext tx, ClaimRequest c, int limit, long from, OutboxDialect.Lease lease) {
+    List<Record3<Long, String, Integer>> runs =
+        tx.fetch(WindowRuns.runs(dialect, c.topics(), limit, c.maxRun(), from, c.now(), c.held()));
     int windowRows = WindowRuns.windowRows(limit, c.held());
     if (runs.isEmpty()) {
-      // No run, so no count of what the window read. Where a window that took nothing runs the
-      // head scan anyway, it does not matter. Below a HorizonFloor it decides the scan, which a
-      // relay that keeps up would otherwise run after nearly every claim: under a held horizon
-      // with the statistics of an empty table PostgreSQL read the primary key from the floor for
-      // it, over every version of every message delivered since (PostgresHeldHorizonClaimTest).
-      boolean full =
-          !start.headScanNeedsAFullWindow()
-              || tx.fetchValue(WindowRuns.pendingRead(dialect, from.windowFrom(), windowRows))
-                  >= windowRows;
-      return new FirstPass(new ArrayList<>(), full);
+      return new FirstPass(new ArrayList<>(), true);
     }
     boolean windowFull = runs.get(0).value3() >= windowRows;
-    start.windowRead(from, runs.get(0).value4());
-    List<Long> seqs = runs.stream().map(Record4::value1).toList();
+    List<Long> seqs = runs.stream().map(Record3::value1).toList();
     Map<Long, Record> leased = new HashMap<>();
     var ready = ClaimQueries.readyAmong(seqs, c.topics(), seqs.size(), c.now());
     for (Record r : dialect.lease(tx, ready, lease)) {
       leased.put(r.get(OUTBOX_MESSAGE.SEQ), r);
     }
-    RunCut<Record4<Long, String, Integer, Long>> cut =
-        RunCut.of(runs, Record4::value2, run -> leased.containsKey(run.value1()));
+    RunCut<Record3<Long, String, Integer>> cut =
+        RunCut.of(runs, Record3::value2, run -> leased.containsKey(run.value1()));
     if (!cut.cut().isEmpty()) {
-      settler.release(tx, lease.token(), cut.cut().stream().map(Record4::value1).toList());
+      settler.release(tx, lease.token(), cut.cut().stream().map(Record3::value1).toList());
     }
     List<Record> kept = new ArrayList<>(cut.kept().size());
-    for (Record4<Long, String, Integer, Long> run : cut.kept()) {
+    for (Record3<Long, String, Integer> run : cut.kept()) {
       kept.add(leased.get(run.value1()));
     }
     return new FirstPass(kept, windowFull);

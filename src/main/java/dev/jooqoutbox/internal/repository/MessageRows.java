@@ -15,9 +15,10 @@ import org.jooq.SelectField;
 /**
  * Maps outbox rows to {@link OutboxMessage}s, and headers to and from their JSON column. Rows come
  * from the database, where a person may have edited them: unreadable headers are an {@link
- * OutboxException} naming the problem, so the caller can dead-letter that one row.
+ * OutboxException} naming the problem, so the caller can dead-letter that one row. Public for the
+ * event log ({@code internal.eventlog}), which reads the same columns from its own table.
  */
-final class MessageRows {
+public final class MessageRows {
 
   /** The columns a claim returns: what a handler sees. */
   static final SelectField<?>[] FIELDS = {
@@ -35,11 +36,16 @@ final class MessageRows {
 
   private final ObjectMapper mapper;
 
-  MessageRows(ObjectMapper mapper) {
+  public MessageRows(ObjectMapper mapper) {
     this.mapper = mapper;
   }
 
-  OutboxMessage toMessage(Record r) {
+  /** The mapper messages read their payloads with. */
+  public ObjectMapper mapper() {
+    return mapper;
+  }
+
+  public OutboxMessage toMessage(Record r) {
     return new OutboxMessage(
         r.get(OUTBOX_MESSAGE.SEQ),
         r.get(OUTBOX_MESSAGE.ID),
@@ -53,7 +59,7 @@ final class MessageRows {
   }
 
   /** The column value for {@code headers}: SQL NULL when there are none. */
-  JSON headersJson(Map<String, String> headers) {
+  public JSON headersJson(Map<String, String> headers) {
     if (headers.isEmpty()) {
       return null;
     }
@@ -64,7 +70,7 @@ final class MessageRows {
     }
   }
 
-  Map<String, String> readHeaders(JSON json) {
+  public Map<String, String> readHeaders(JSON json) {
     if (json == null) {
       return Map.of();
     }

@@ -9,7 +9,6 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Update;
 import org.jooq.UpdateSetMoreStep;
-import org.jooq.impl.DSL;
 
 /**
  * Settles claimed rows. Every statement is a compare-and-swap on the claim token: a relay whose row
@@ -43,9 +42,7 @@ final class MessageSettler {
         seq,
         released()
             .set(OUTBOX_MESSAGE.LAST_ERROR, error)
-            .set(OUTBOX_MESSAGE.AVAILABLE_AT, nextAttemptAt)
-            // Parked: it may wait long, and a claim's floor need not wait for it (changeset 007).
-            .set(OUTBOX_MESSAGE.PARKED_AT, nextAttemptAt));
+            .set(OUTBOX_MESSAGE.AVAILABLE_AT, nextAttemptAt));
   }
 
   boolean deadLetter(String claimToken, long seq, String error, Instant now) {
@@ -99,20 +96,11 @@ final class MessageSettler {
   /**
    * The heartbeat's statement. By seq (primary-key probes, as many as the relay has in flight) and
    * guarded by the tokens: by the tokens alone no index serves it, and it read every pending row.
-   *
-   * <p>It also parks the rows it extends, where they are not parked yet (changeset 007): the
-   * heartbeat extends only claims at least a beat old, so their handlers run long, and a floor
-   * (PostgreSQL's {@link HorizonFloor}) need not wait for them; the claim still finds each one in
-   * the parked index, holding its aggregate back. Set once: a parked row's later extensions leave
-   * the column as it is, so they change no column the parked index depends on.
    */
   static Update<OutboxMessageRecord> leaseExtension(
       DSLContext ctx, Collection<String> claimTokens, Collection<Long> seqs, Instant until) {
     return ctx.update(OUTBOX_MESSAGE)
         .set(OUTBOX_MESSAGE.LOCKED_UNTIL, until)
-        .set(
-            OUTBOX_MESSAGE.PARKED_AT,
-            DSL.coalesce(OUTBOX_MESSAGE.PARKED_AT, DSL.val(until, OUTBOX_MESSAGE.PARKED_AT)))
         .where(OUTBOX_MESSAGE.SEQ.in(seqs))
         .and(OUTBOX_MESSAGE.CLAIM_TOKEN.in(claimTokens))
         .and(ClaimQueries.pendingBySeq(OUTBOX_MESSAGE));

@@ -20,10 +20,6 @@ record MessageStore(OutboxDialect dialect, MessageRows rows) {
             .set(OUTBOX_MESSAGE.CREATED_AT, message.createdAt())
             .set(OUTBOX_MESSAGE.AVAILABLE_AT, message.availableAt())
             .set(OUTBOX_MESSAGE.ATTEMPTS, 0);
-    if (message.availableAt().isAfter(message.createdAt())) {
-      // Written with a delay: parked, so that a claim's floor need not wait for it (changeset 007).
-      insert = insert.set(OUTBOX_MESSAGE.PARKED_AT, message.availableAt());
-    }
     return dialect.insertIfAbsent(
         insert,
         new UniqueRow<>(

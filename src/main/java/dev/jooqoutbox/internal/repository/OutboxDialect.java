@@ -17,7 +17,6 @@ import org.jooq.InsertSetMoreStep;
 import org.jooq.OrderField;
 import org.jooq.Record;
 import org.jooq.Record1;
-import org.jooq.Record3;
 import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
@@ -80,33 +79,7 @@ interface OutboxDialect {
    * The seq of the oldest pending message of up to {@code aggregates} aggregates, with one or two
    * index probes per aggregate (never a walk of all pending rows).
    */
-  default Select<Record1<Long>> headSeqs(int aggregates) {
-    return headSeqs(aggregates, Long.MIN_VALUE);
-  }
-
-  /**
-   * {@link #headSeqs(int)} among the pending rows at or after {@code from}: a {@link HorizonFloor},
-   * below which no pending row needs finding, or {@link Long#MIN_VALUE}.
-   */
-  Select<Record1<Long>> headSeqs(int aggregates, long from);
-
-  /**
-   * One observation for a {@link HorizonFloor}: the newest seq handed out so far (0 before the
-   * first), the oldest transaction id still running and the next transaction id to be assigned;
-   * null where the database cannot tell which transactions still run (the claim then uses a {@link
-   * ClaimFloor}, lagging by time).
-   */
-  default Select<Record3<Long, Long, Long>> commitHorizon(DSLContext dsl) {
-    return null;
-  }
-
-  /**
-   * The transactions that hold the outbox table's lock for writing now, each by an id unique for a
-   * long time; null where {@link #commitHorizon} is.
-   */
-  default Select<Record1<String[]>> tableWriters(DSLContext dsl) {
-    return null;
-  }
+  Select<Record1<Long>> headSeqs(int aggregates);
 
   /** How the claim's window probes an aggregate's oldest pending seq. */
   default HeadQueries.HeadProbe headProbe() {
@@ -132,6 +105,15 @@ interface OutboxDialect {
   }
 
   // ---------------------------------------------------------------- writes
+
+  /**
+   * Whether writers append messages to the event log (changeset 009, {@code internal.eventlog})
+   * rather than inserting rows into outbox_message, which then holds only the messages that need a
+   * state of their own. PostgreSQL only (docs/decisions/0001-postgresql-event-log.md).
+   */
+  default boolean appendsEvents() {
+    return false;
+  }
 
   /**
    * Runs {@code insert} unless a row with the key of {@code row} exists, without failing the

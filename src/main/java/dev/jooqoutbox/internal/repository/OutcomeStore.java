@@ -53,9 +53,7 @@ public final class OutcomeStore {
             .set(OUTBOX_MESSAGE.REMOTE_REF, keepStored(remoteRef))
             .set(OUTBOX_MESSAGE.RESOLUTION, (String) null)
             .set(OUTBOX_MESSAGE.LAST_ERROR, error)
-            .set(OUTBOX_MESSAGE.AVAILABLE_AT, nextCheck)
-            // Parked: it waits for a decision, which a claim's floor need not (changeset 007).
-            .set(OUTBOX_MESSAGE.PARKED_AT, nextCheck));
+            .set(OUTBOX_MESSAGE.AVAILABLE_AT, nextCheck));
   }
 
   /** The claimed row is due again at {@code at}; its attempt is given back, its error kept. */
@@ -65,9 +63,7 @@ public final class OutcomeStore {
         seq,
         released()
             .set(OUTBOX_MESSAGE.AVAILABLE_AT, at)
-            .set(OUTBOX_MESSAGE.ATTEMPTS, attemptGivenBack())
-            // Parked: a claim's floor need not wait for it (changeset 007).
-            .set(OUTBOX_MESSAGE.PARKED_AT, at));
+            .set(OUTBOX_MESSAGE.ATTEMPTS, attemptGivenBack()));
   }
 
   /**
@@ -148,7 +144,16 @@ public final class OutcomeStore {
       return false;
     }
     String state = row.value2() != null ? "sent" : row.value3() != null ? "dead" : "pending";
-    throw new ResolutionConflictException(
+    throw conflict(id, resolution, state, earlier);
+  }
+
+  /**
+   * The refusal to resolve message {@code id}, which is {@code state} and not outcome-unknown, as
+   * {@code resolution}; {@code earlier} is how it was resolved before, or null.
+   */
+  public static ResolutionConflictException conflict(
+      String id, Resolution resolution, String state, String earlier) {
+    return new ResolutionConflictException(
         id,
         "cannot resolve outbox message \""
             + id

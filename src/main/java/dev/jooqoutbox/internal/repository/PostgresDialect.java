@@ -10,11 +10,9 @@ import java.util.List;
 import java.util.function.Function;
 import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
-import org.jooq.Field;
 import org.jooq.OrderField;
 import org.jooq.Record;
 import org.jooq.Record1;
-import org.jooq.Record3;
 import org.jooq.Select;
 import org.jooq.SelectForUpdateStep;
 import org.jooq.impl.DSL;
@@ -46,6 +44,11 @@ final class PostgresDialect implements OutboxDialect {
   private PostgresDialect() {}
 
   @Override
+  public boolean appendsEvents() {
+    return true;
+  }
+
+  @Override
   public <T> T claimTransaction(DSLContext dsl, Function<DSLContext, T> work) {
     return work.apply(dsl); // each lease is one atomic statement in autocommit
   }
@@ -68,37 +71,8 @@ final class PostgresDialect implements OutboxDialect {
   }
 
   @Override
-  public Select<Record1<Long>> headSeqs(int aggregates, long from) {
-    return HeadQueries.recursiveHeads(aggregates, HeadQueries.HeadProbe.FIRST_IN_INDEX_ORDER, from);
-  }
-
-  @Override
-  public Select<Record3<Long, Long, Long>> commitHorizon(DSLContext dsl) {
-    // Plain SQL: jOOQ has none of these functions. The table's name, as this context renders it (a
-    // named outbox, a schema), is a bind value; the identity column's sequence is found from it.
-    // txid_* (not pg_current_snapshot) for PostgreSQL 12. A snapshot's xmin is the oldest
-    // transaction id still running: a read-only transaction (a report, pg_dump, a replica's
-    // hot_standby_feedback) has none and does not hold it back, though it holds the xmin horizon.
-    Field<String> table = DSL.val(dsl.render(OUTBOX_MESSAGE));
-    return dsl.select(
-        DSL.field(
-            "coalesce(pg_sequence_last_value(cast(pg_get_serial_sequence({0}, 'seq') as"
-                + " regclass)), 0)",
-            Long.class, table),
-        DSL.field("txid_snapshot_xmin(txid_current_snapshot())", Long.class),
-        DSL.field("txid_snapshot_xmax(txid_current_snapshot())", Long.class));
-  }
-
-  @Override
-  public Select<Record1<String[]>> tableWriters(DSLContext dsl) {
-    // Plain SQL: pg_locks is no table jOOQ generated. An insert takes the table's ROW EXCLUSIVE
-    // lock before it draws a seq and keeps it until its transaction ends; a virtual transaction id
-    // is not reused for a long time. The table's name is a bind value, as above.
-    return dsl.select(
-        DSL.field(
-            "array(select virtualtransaction from pg_locks where locktype = 'relation' and"
-                + " relation = cast({0} as regclass) and mode = 'RowExclusiveLock' and granted)",
-            String[].class, DSL.val(dsl.render(OUTBOX_MESSAGE))));
+  public Select<Record1<Long>> headSeqs(int aggregates) {
+    return HeadQueries.recursiveHeads(aggregates, HeadQueries.HeadProbe.FIRST_IN_INDEX_ORDER);
   }
 
   @Override

@@ -107,4 +107,17 @@ public interface RelayStore {
    * no notifications (the relay then polls).
    */
   WakeupListener wakeupListener(Runnable onNotification, Duration reconnectDelay);
+
+  /** The relay starts: the store may start work of its own (nothing where it has none). */
+  default void start() {}
+
+  /**
+   * A drain on the caller's thread ended ({@code drainOnce}): the store writes what it keeps in
+   * memory to write later and gives back what it holds, so that the database shows everything
+   * settled so far and another relay can take over. Nothing where every settle writes at once.
+   */
+  default void flush() {}
+
+  /** The relay stops: the store gives back what it holds (after {@link #flush}). */
+  default void close() {}
 }

@@ -104,7 +104,7 @@ final class SqliteDialect implements OutboxDialect {
   }
 
   @Override
-  public Select<Record1<Long>> headSeqs(int aggregates, long from) {
-    return HeadQueries.recursiveHeads(aggregates, HeadQueries.HeadProbe.MIN_OF_AGGREGATE, from);
+  public Select<Record1<Long>> headSeqs(int aggregates) {
+    return HeadQueries.recursiveHeads(aggregates, HeadQueries.HeadProbe.MIN_OF_AGGREGATE);
   }
 }

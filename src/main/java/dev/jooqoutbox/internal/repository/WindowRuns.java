@@ -8,8 +8,7 @@ import java.time.Instant;
 import java.util.Set;
 import org.jooq.Condition;
 import org.jooq.Field;
-import org.jooq.Record1;
-import org.jooq.Record4;
+import org.jooq.Record3;
 import org.jooq.Select;
 import org.jooq.SelectFieldOrAsterisk;
 import org.jooq.Table;
@@ -29,21 +28,17 @@ final class WindowRuns {
     return ClaimQueries.scanWindow(limit) + held.rows();
   }
 
-  /**
-   * {@link #runs(OutboxDialect, Set, int, int, long, Instant, HeldClaims, long)}, holding nothing,
-   * the head probes unbounded.
-   */
-  static Select<Record4<Long, String, Integer, Long>> runs(
+  /** {@link #runs(OutboxDialect, Set, int, int, long, Instant, HeldClaims)}, holding nothing. */
+  static Select<Record3<Long, String, Integer>> runs(
       OutboxDialect dialect, Set<String> topics, int limit, int maxRun, long floor, Instant now) {
-    return runs(dialect, topics, limit, maxRun, floor, now, HeldClaims.NONE, Long.MIN_VALUE);
+    return runs(dialect, topics, limit, maxRun, floor, now, HeldClaims.NONE);
   }
 
   /**
    * The runs found among the oldest {@link #windowRows} pending rows from {@code floor} on, as
-   * (seq, aggregate, window rows, window first) in seq order, at most {@code limit}; the third
-   * column, the same on every row, is how many pending rows the window read: fewer than {@link
-   * #windowRows} means it saw every pending row from the floor on; the fourth, also the same on
-   * every row, is the seq of the first pending row the window read.
+   * (seq, aggregate, window rows) in seq order, at most {@code limit}; the third column, the same
+   * on every row, is how many pending rows the window read: fewer than {@link #windowRows} means it
+   * saw every pending row from the floor on.
    *
    * <p>A ready row belongs to a run when every pending row of its aggregate before it in the window
    * is ready or held (leased to one of {@code held}'s tokens, its lease still running), the held
@@ -58,21 +53,16 @@ final class WindowRuns {
    * <p>The window is a derived table over the pending rows from {@code floor} on, in the dialect's
    * order: it walks the pending index from the floor, never the rows sent before it, whatever the
    * statistics say (a bound {@code seq < (the window's last seq)} let the planner pick the primary
-   * key and filter out every sent row, 149 ms a claim midway through a deep drain).
-   *
-   * <p>The probes of the aggregates' oldest pending rows start at {@code probeFrom}: {@link
-   * Long#MIN_VALUE}, or a floor below which no row can become pending by a writer's commit ({@link
-   * HorizonFloor}).
+   * key and filter out every sent row in a deep drain).
    */
-  static Select<Record4<Long, String, Integer, Long>> runs(
+  static Select<Record3<Long, String, Integer>> runs(
       OutboxDialect dialect,
       Set<String> topics,
       int limit,
       int maxRun,
       long floor,
       Instant now,
-      HeldClaims held,
-      long probeFrom) {
+      HeldClaims held) {
     var o = OUTBOX_MESSAGE.as("o");
     Field<Integer> ready = flag(ClaimQueries.ready(o, topics, now), "ready");
     Field<Integer> mine = flag(heldBy(o, held, now), "held");
@@ -97,13 +87,6 @@ final class WindowRuns {
     Field<Integer> heldOfAggregate =
         DSL.sum(wHeld).over(aggregate).cast(Integer.class).as("held_rows");
     Field<Integer> windowRows = DSL.count().over().as("window_rows");
-    // Where the window found its first pending row, for a HorizonFloor (ClaimStart.windowRead);
-    // without one (probeFrom unbounded) nothing reads it, and on MariaDB the extra window function
-    // cost the claim a third of its rate (the repository drain at 0.40x of the SQL loop with it,
-    // 0.73x without, measured side by side at db05d35).
-    Field<Long> windowFirst =
-        (probeFrom == Long.MIN_VALUE ? DSL.inline(Long.MIN_VALUE) : DSL.min(wSeq).over())
-            .as("window_first");
     Table<?> members =
         select(
                 wSeq,
@@ -115,8 +98,7 @@ final class WindowRuns {
                 firstReady,
                 first,
                 heldOfAggregate,
-                windowRows,
-                windowFirst)
+                windowRows)
             .from(window)
             .asTable("r");
     Field<Long> rSeq = members.field(wSeq);
@@ -126,12 +108,7 @@ final class WindowRuns {
     // most windowRows of them), so that PostgreSQL does not push the head probe below the sort:
     // the probe then runs per row in seq order only until the outer LIMIT is reached.
     Table<?> inOrder =
-        select(
-                rSeq,
-                rAggregate,
-                members.field(first),
-                members.field(windowRows),
-                members.field(windowFirst))
+        select(rSeq, rAggregate, members.field(first), members.field(windowRows))
             .from(members)
             .where(members.field(wReady).eq(DSL.inline(1)))
             .and(members.field(position).le(maxRun))
@@ -147,23 +124,12 @@ final class WindowRuns {
     // correlated scalar subquery, not "NOT EXISTS an older pending one": PostgreSQL turns that into
     // an anti join, and when its statistics say the pending index is empty (a fresh migration, a
     // burst after a quiet spell) it scans the whole index for every candidate instead of probing.
-    Field<Long> head =
-        HeadQueries.oldestPendingOf(cAggregate, dialect.headProbe(), "older", probeFrom);
-    return select(cSeq, cAggregate, inOrder.field(windowRows), inOrder.field(windowFirst))
+    Field<Long> head = HeadQueries.oldestPendingOf(cAggregate, dialect.headProbe(), "older");
+    return select(cSeq, cAggregate, inOrder.field(windowRows))
         .from(inOrder)
         .where(inOrder.field(first).eq(head))
         .orderBy(cSeq)
         .limit(limit);
-  }
-
-  /**
-   * How many pending rows a window of at most {@code rows} from {@code floor} on reads: fewer than
-   * {@code rows} means it saw every pending row from the floor on. For a claim whose window found
-   * no run, which then cannot tell from its result.
-   */
-  static Select<Record1<Integer>> pendingRead(OutboxDialect dialect, long floor, int rows) {
-    var o = OUTBOX_MESSAGE.as("o");
-    return select(DSL.count()).from(window(dialect, o, floor, rows, o.SEQ));
   }
 
   /** The pending rows from {@code floor} on, in the dialect's order, at most {@code rows}. */
