@@ -1,13 +1,19 @@
 package dev.jooqoutbox;
 
 import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT_KEY;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_RELAY;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_SHARD;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.RowWriter;
+import dev.jooqoutbox.testing.StoredMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -86,6 +93,22 @@ abstract class ExactKeysContract {
   void emptyTables() {
     dsl.deleteFrom(OUTBOX_MESSAGE).execute();
     dsl.deleteFrom(INBOX_MESSAGE).execute();
+    if (dsl.dialect().family() == SQLDialect.POSTGRES) {
+      // PostgreSQL's event log, where Outbox.write puts a message: no message, no relay, every
+      // shard unread (as TestDatabase.truncate does; the ICU database here is no TestDatabase).
+      dsl.truncate(OUTBOX_EVENT).execute();
+      dsl.deleteFrom(OUTBOX_EVENT_KEY).execute();
+      dsl.deleteFrom(OUTBOX_RELAY).execute();
+      dsl.update(OUTBOX_SHARD)
+          .set(OUTBOX_SHARD.RELAY_ID, (String) null)
+          .set(OUTBOX_SHARD.LEASE_UNTIL, (Instant) null)
+          .set(OUTBOX_SHARD.LOWER_SNAPSHOT, "1:1:")
+          .set(OUTBOX_SHARD.UPPER_SNAPSHOT, (String) null)
+          .set(OUTBOX_SHARD.AFTER_TXID, (Long) null)
+          .set(OUTBOX_SHARD.AFTER_SEQ, (Long) null)
+          .set(OUTBOX_SHARD.READ_MARK, (Long) null)
+          .execute();
+    }
     clock = new MutableClock(START);
     outbox = Outbox.builder(dsl).clock(clock).notifyOnWrite(false).build();
     inbox = new Inbox(clock);
@@ -104,13 +127,13 @@ abstract class ExactKeysContract {
         assertThat(written).isEqualTo(id);
       }
     }
-    assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isEqualTo(allKeys().size());
+    assertThat(stored().count()).isEqualTo(allKeys().size());
     for (List<String> group : LOOK_ALIKES) {
       for (int i = 0; i < group.size(); i++) {
-        var rows = dsl.selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(group.get(i))).fetch();
+        var rows = storedWithId(group.get(i));
         assertThat(rows).as("rows with id [%s]", group.get(i)).hasSize(1);
-        assertThat(rows.get(0).getId()).isEqualTo(group.get(i));
-        assertThat(rows.get(0).getAggregate()).isEqualTo("a-" + i);
+        assertThat(rows.get(0).value1()).isEqualTo(group.get(i));
+        assertThat(rows.get(0).value2()).isEqualTo("a-" + i);
       }
     }
   }
@@ -122,7 +145,7 @@ abstract class ExactKeysContract {
       dsl.transaction(
           tx -> outbox.message("order", TOPIC, Map.of("total", 12)).id(id).write(tx.dsl()));
     }
-    assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isEqualTo(allKeys().size());
+    assertThat(stored().count()).isEqualTo(allKeys().size());
     // ...each a no-op when written again...
     for (String id : allKeys()) {
       String again =
@@ -130,7 +153,7 @@ abstract class ExactKeysContract {
               tx -> outbox.message("order", TOPIC, Map.of("total", 12)).id(id).write(tx.dsl()));
       assertThat(again).isEqualTo(id);
     }
-    assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isEqualTo(allKeys().size());
+    assertThat(stored().count()).isEqualTo(allKeys().size());
     // ...and each refuses other content, naming exactly its own id.
     for (String id : allKeys()) {
       assertThatThrownBy(
@@ -145,7 +168,7 @@ abstract class ExactKeysContract {
           .hasMessage("message id \"" + id + "\" is already stored with other content")
           .satisfies(e -> assertThat(((DuplicateMessageException) e).messageId()).isEqualTo(id));
     }
-    assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isEqualTo(allKeys().size());
+    assertThat(stored().count()).isEqualTo(allKeys().size());
   }
 
   @Test
@@ -234,15 +257,16 @@ abstract class ExactKeysContract {
     // window (the oldest 200 pending rows): the look-alike aggregates written after them are found
     // only by the second pass, the skip scan over (aggregate, seq), which must step from each key
     // to the next without merging look-alikes.
+    // The repository's own claim: its messages are rows of outbox_message on every database.
     for (int n = 0; n < 250; n++) {
-      write("hot", n);
+      writeRow("hot", n);
     }
     var head = repository.claim(Set.of(TOPIC), 1, Duration.ofMinutes(1), "hot-claim", START);
     assertThat(head).extracting(OutboxMessage::aggregate).containsExactly("hot");
     repository.retryLater("hot-claim", head.get(0).seq(), "later", START.plus(Duration.ofHours(1)));
     for (String aggregate : allKeys()) {
-      write(aggregate, 1);
-      write(aggregate, 2);
+      writeRow(aggregate, 1);
+      writeRow(aggregate, 2);
     }
 
     List<OutboxMessage> claimed =
@@ -255,18 +279,49 @@ abstract class ExactKeysContract {
 
   @Test
   void topicsCompareExactly() {
+    // The repository's own claim: its messages are rows of outbox_message on every database.
+    RowWriter rows = new RowWriter(dsl, clock);
     for (String topic : List.of("keys", "Keys", "KEYS")) {
-      dsl.transaction(tx -> outbox.write(tx.dsl(), "a-" + topic, topic, Map.of("t", topic)));
+      rows.write("a-" + topic, topic, Map.of("t", topic));
     }
     List<OutboxMessage> claimed =
         repository.claim(Set.of("keys"), 10, Duration.ofMinutes(1), "token", START);
     assertThat(claimed).extracting(OutboxMessage::topic).containsExactly("keys");
   }
 
+  /** The same through Outbox.write and a relay, wherever the database keeps what it writes. */
+  @Test
+  void aRelayHandlesExactlyItsTopics() {
+    for (String topic : List.of("keys", "Keys", "KEYS")) {
+      dsl.transaction(tx -> outbox.write(tx.dsl(), "a-" + topic, topic, Map.of("t", topic)));
+    }
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    try (OutboxRelay relay =
+        OutboxRelay.builder(dsl)
+            .clock(clock)
+            .listen(false)
+            .handler("keys", m -> delivered.add(m.topic()))
+            .build()) {
+      relay.drainOnce(10);
+      relay.drainOnce(10);
+    }
+    assertThat(delivered).containsExactly("keys");
+    StoredMessages stored = stored();
+    assertThat(stored.sent()).isOne();
+    for (String topic : List.of("Keys", "KEYS")) {
+      assertThat(stored.all())
+          .filteredOn(m -> m.topic().equals(topic))
+          .singleElement()
+          .satisfies(
+              m -> assertThat(m.status()).as("topic [%s]", topic).isEqualTo(MessageStatus.PENDING));
+    }
+  }
+
   @Test
   void onlyTheExactClaimTokenSettles() {
-    write("a", 1);
-    write("b", 1);
+    // The repository's own claim and settle: rows of outbox_message on every database.
+    writeRow("a", 1);
+    writeRow("b", 1);
     List<OutboxMessage> claimed =
         repository.claim(Set.of(TOPIC), 10, Duration.ofMinutes(1), "relay-1", START);
     assertThat(claimed).hasSize(2);
@@ -281,6 +336,43 @@ abstract class ExactKeysContract {
 
   private void write(String aggregate, int n) {
     dsl.transaction(tx -> outbox.write(tx.dsl(), aggregate, TOPIC, Map.of("n", n)));
+  }
+
+  /** A message as a row of outbox_message, for the row-state repository's own claim. */
+  private void writeRow(String aggregate, int n) {
+    new RowWriter(dsl, clock).write(aggregate, TOPIC, Map.of("n", n));
+  }
+
+  private StoredMessages stored() {
+    return StoredMessages.of(dsl, clock);
+  }
+
+  /**
+   * The (id, aggregate) of the messages whose id the database finds equal to {@code id}, wherever
+   * it keeps them: rows of outbox_message and, on PostgreSQL, the event log's messages without a
+   * copy there. The comparison is the database's (its collation), as a write's would be.
+   */
+  private List<Record2<String, String>> storedWithId(String id) {
+    List<Record2<String, String>> found =
+        new ArrayList<>(
+            dsl.select(OUTBOX_MESSAGE.ID, OUTBOX_MESSAGE.AGGREGATE)
+                .from(OUTBOX_MESSAGE)
+                .where(OUTBOX_MESSAGE.ID.eq(id))
+                .fetch());
+    if (dsl.dialect().family() == SQLDialect.POSTGRES) {
+      found.addAll(
+          dsl.select(OUTBOX_EVENT.ID, OUTBOX_EVENT.AGGREGATE)
+              .from(OUTBOX_EVENT)
+              .where(OUTBOX_EVENT.ID.eq(id))
+              .andNotExists(
+                  DSL.selectOne().from(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(OUTBOX_EVENT.ID)))
+              .fetch());
+      // The log's idempotency key: one per message, found by the exact id only.
+      assertThat(dsl.fetchCount(OUTBOX_EVENT_KEY, OUTBOX_EVENT_KEY.ID.eq(id)))
+          .as("keys with id [%s]", id)
+          .isOne();
+    }
+    return found;
   }
 
   private boolean seen(String consumer, String messageId) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.entry;
 
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.RowWriter;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +18,13 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** {@link OutboxAdmin}: the operator API the CLI is built on, on every dialect. */
+/**
+ * {@link OutboxAdmin}: the operator API the CLI is built on, on every dialect. Most tests drive
+ * their messages through the row-state repository's own claim and settle ({@code relaySide}), so
+ * they write them as rows of outbox_message on every database ({@link #write}); on PostgreSQL those
+ * are what the event log's copies are. The tests of a message as {@code Outbox.write} stores it use
+ * {@link #writeWithOutbox}.
+ */
 abstract class OutboxAdminContract extends DatabaseFixture {
 
   private static final Duration LEASE = Duration.ofSeconds(30);
@@ -193,7 +200,7 @@ abstract class OutboxAdminContract extends DatabaseFixture {
   /** The class Javadoc's rule: an unknown id is "nothing done", never an exception. */
   @Test
   void anIdNoMessageHasIsNothingDoneForEveryIdOperation() {
-    String kept = write("a", "t");
+    String kept = writeWithOutbox("a", "t");
     for (String unknown : List.of("no-such-id", kept + " ", "")) {
       assertThat(admin.requeue(unknown)).as(unknown).isFalse();
       for (Resolution how : Resolution.values()) {
@@ -340,7 +347,15 @@ abstract class OutboxAdminContract extends DatabaseFixture {
     return admin.deadLetters(query).letters().stream().map(DeadLetter::id).toList();
   }
 
+  /** A message as a row of outbox_message (the repository claims only those); returns its id. */
   private String write(String aggregate, String topic) {
+    long seq =
+        new RowWriter(db.dsl(), clock).write(aggregate, topic, Map.of("aggregate", aggregate));
+    return db.dsl().fetchValue(OUTBOX_MESSAGE.ID, OUTBOX_MESSAGE.SEQ.eq(seq));
+  }
+
+  /** A message written with {@code Outbox}, wherever the database keeps it; returns its id. */
+  private String writeWithOutbox(String aggregate, String topic) {
     return db.dsl()
         .transactionResult(
             tx -> outbox.write(tx.dsl(), aggregate, topic, Map.of("aggregate", aggregate)));

@@ -1,6 +1,5 @@
 package dev.jooqoutbox;
 
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -10,11 +9,10 @@ import static org.jooq.impl.DSL.table;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.NewMessage;
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.LockWait;
+import dev.jooqoutbox.testing.StoredMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.WarningLog;
 import java.sql.Connection;
@@ -25,7 +23,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -85,18 +82,18 @@ abstract class OutboxWriteContract extends DatabaseFixture {
                 });
 
     assertThat(orderIds()).containsExactly("o-1");
-    OutboxMessageRecord row = onlyRow();
-    assertThat(row.getId()).isEqualTo(id);
-    assertThat(row.getAggregate()).isEqualTo("order-1");
-    assertThat(row.getTopic()).isEqualTo("order.placed");
-    assertThat(readTree(row.getPayload().data())).isEqualTo(readTree("{\"total\":12}"));
-    assertThat(row.getCreatedAt()).isEqualTo(START);
-    assertThat(row.getAvailableAt()).isEqualTo(START);
-    assertThat(row.getAttempts()).isZero();
-    assertThat(row.getSentAt()).isNull();
-    assertThat(row.getDeadAt()).isNull();
-    assertThat(row.getClaimToken()).isNull();
-    assertThat(row.getLockedUntil()).isNull();
+    StoredMessages.Stored row = onlyRow();
+    assertThat(row.id()).isEqualTo(id);
+    assertThat(row.aggregate()).isEqualTo("order-1");
+    assertThat(row.topic()).isEqualTo("order.placed");
+    assertThat(readTree(row.payloadJson())).isEqualTo(readTree("{\"total\":12}"));
+    assertThat(row.createdAt()).isEqualTo(START);
+    assertThat(row.availableAt()).isEqualTo(START);
+    assertThat(row.attempts()).isZero();
+    assertThat(row.status()).isEqualTo(MessageStatus.PENDING);
+    assertThat(row.state().sentAt()).isNull();
+    assertThat(row.state().deadAt()).isNull();
+    assertThat(row.state().leasedUntil()).isNull();
   }
 
   @Test
@@ -134,7 +131,7 @@ abstract class OutboxWriteContract extends DatabaseFixture {
       connection.setAutoCommit(true);
 
       assertThat(orderIds()).containsExactly("o-committed");
-      assertThat(onlyRow().getId()).isEqualTo(id);
+      assertThat(onlyRow().id()).isEqualTo(id);
     }
   }
 
@@ -203,9 +200,9 @@ abstract class OutboxWriteContract extends DatabaseFixture {
     String topic = "AZaz09._:-" + "x".repeat(245);
     db.dsl().transaction(tx -> outbox.write(tx.dsl(), aggregate, topic, Map.of("n", 1)));
 
-    OutboxMessageRecord row = onlyRow();
-    assertThat(row.getAggregate()).isEqualTo(aggregate);
-    assertThat(row.getTopic()).isEqualTo(topic);
+    StoredMessages.Stored row = onlyRow();
+    assertThat(row.aggregate()).isEqualTo(aggregate);
+    assertThat(row.topic()).isEqualTo(topic);
   }
 
   @Test
@@ -328,7 +325,7 @@ abstract class OutboxWriteContract extends DatabaseFixture {
         InvalidMessageException.class, "payload", tx -> small.write(tx, "a", "t", overLimit));
 
     db.dsl().transaction(tx -> small.write(tx.dsl(), "a", "t", atLimit));
-    assertThat(readTree(onlyRow().getPayload().data())).isEqualTo(readTree(atLimit));
+    assertThat(readTree(onlyRow().payloadJson())).isEqualTo(readTree(atLimit));
   }
 
   @Test
@@ -352,7 +349,7 @@ abstract class OutboxWriteContract extends DatabaseFixture {
                     .id("caller-1")
                     .header("trace", "t-1")
                     .write(tx.dsl()));
-    OutboxMessageRecord first = onlyRow();
+    StoredMessages.Stored first = onlyRow();
     clock.advance(Duration.ofMinutes(5));
 
     String again =
@@ -516,7 +513,7 @@ abstract class OutboxWriteContract extends DatabaseFixture {
     } finally {
       other.shutdownNow();
     }
-    assertThat(readTree(onlyRow().getPayload().data())).isEqualTo(readTree("{\"n\":2}"));
+    assertThat(readTree(onlyRow().payloadJson())).isEqualTo(readTree("{\"n\":2}"));
   }
 
   @Test
@@ -529,7 +526,7 @@ abstract class OutboxWriteContract extends DatabaseFixture {
                     .id("caller-1")
                     .header("h", "v")
                     .write(tx.dsl()));
-    OutboxMessageRecord first = onlyRow();
+    StoredMessages.Stored first = onlyRow();
 
     List<Function<DSLContext, String>> others =
         List.of(
@@ -597,10 +594,10 @@ abstract class OutboxWriteContract extends DatabaseFixture {
                   .write(tx.dsl());
             });
 
-    assertThat(row("delayed").getAvailableAt()).isEqualTo(START.plus(Duration.ofMinutes(5)));
-    assertThat(row("at").getAvailableAt()).isEqualTo(at);
-    assertThat(row("at-then-delay").getAvailableAt()).isEqualTo(START.plusSeconds(1));
-    assertThat(row("delayed").getCreatedAt()).isEqualTo(START);
+    assertThat(row("delayed").availableAt()).isEqualTo(START.plus(Duration.ofMinutes(5)));
+    assertThat(row("at").availableAt()).isEqualTo(at);
+    assertThat(row("at-then-delay").availableAt()).isEqualTo(START.plusSeconds(1));
+    assertThat(row("delayed").createdAt()).isEqualTo(START);
   }
 
   @Test
@@ -620,9 +617,9 @@ abstract class OutboxWriteContract extends DatabaseFixture {
             });
 
     for (String id : List.of("pojo", "tree", "text")) {
-      assertThat(readTree(row(id).getPayload().data())).as(id).isEqualTo(tree);
+      assertThat(readTree(row(id).payloadJson())).as(id).isEqualTo(tree);
     }
-    assertThat(readTree(row("array").getPayload().data())).isEqualTo(readTree("[1,2.5,null,true]"));
+    assertThat(readTree(row("array").payloadJson())).isEqualTo(readTree("[1,2.5,null,true]"));
   }
 
   @Test
@@ -641,9 +638,7 @@ abstract class OutboxWriteContract extends DatabaseFixture {
               outbox.write(tx.dsl(), "aggregate-2", "order.placed", Map.of("n", 1));
             });
 
-    List<OutboxMessage> claimed =
-        new JooqOutboxRepository(db.dsl())
-            .claim(Set.of("order.placed"), 10, Duration.ofMinutes(1), "token", clock.instant());
+    List<OutboxMessage> claimed = delivered();
 
     assertThat(claimed).hasSize(2);
     OutboxMessage withHeaders = claimed.get(0);
@@ -665,10 +660,7 @@ abstract class OutboxWriteContract extends DatabaseFixture {
                     .message("order-1", "order.placed", Map.of("secret", "card-4111111111111111"))
                     .header("h", "v")
                     .write(tx.dsl()));
-    OutboxMessage message =
-        new JooqOutboxRepository(db.dsl())
-            .claim(Set.of("order.placed"), 1, Duration.ofMinutes(1), "token", clock.instant())
-            .get(0);
+    OutboxMessage message = delivered().get(0);
 
     assertThat(message.toString())
         .contains(message.id(), "order-1", "order.placed")
@@ -760,18 +752,32 @@ abstract class OutboxWriteContract extends DatabaseFixture {
     return db.dsl().select(ORDER_ID).from(ORDERS).orderBy(ORDER_ID).fetch(ORDER_ID);
   }
 
+  /** What a relay of topic order.placed hands its handler, in order, one handler thread. */
+  private List<OutboxMessage> delivered() {
+    List<OutboxMessage> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (dev.jooqoutbox.relay.OutboxRelay relay =
+        dev.jooqoutbox.relay.OutboxRelay.builder(db.dsl())
+            .clock(clock)
+            .listen(false)
+            .handlerConcurrency(1)
+            .handler("order.placed", seen::add)
+            .build()) {
+      relay.drainOnce(10);
+    }
+    return seen;
+  }
+
+  /** How many messages the outbox stores, wherever (the event log on PostgreSQL). */
   private int outboxCount() {
-    return db.dsl().fetchCount(OUTBOX_MESSAGE);
+    return StoredMessages.of(db.dsl(), clock).count();
   }
 
-  private OutboxMessageRecord onlyRow() {
-    List<OutboxMessageRecord> rows = db.dsl().selectFrom(OUTBOX_MESSAGE).fetch();
-    assertThat(rows).hasSize(1);
-    return rows.get(0);
+  private StoredMessages.Stored onlyRow() {
+    return StoredMessages.of(db.dsl(), clock).only();
   }
 
-  private OutboxMessageRecord row(String id) {
-    return db.dsl().selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(id)).fetchSingle();
+  private StoredMessages.Stored row(String id) {
+    return StoredMessages.of(db.dsl(), clock).byId(id);
   }
 
   private static com.fasterxml.jackson.databind.JsonNode readTree(String json) {

@@ -96,11 +96,26 @@ abstract class SchemaOutboxContract extends TwoEmptyDatabasesPerTest {
     clock.advance(Duration.ofDays(1));
     PurgeResult purged = adminA.purge(Duration.ofHours(1));
 
-    assertThat(purged.outboxDeleted()).isEqualTo(2);
     assertThat(purged.inboxDeleted()).isEqualTo(1);
-    assertThat(rows(db.dsl(), "billing_outbox_message")).isZero();
-    assertThat(rows(other.dsl(), "billing_outbox_message")).isEqualTo(1);
     assertThat(rows(other.dsl(), "billing_inbox_message")).isEqualTo(1);
+    if (kind == TestDatabase.Kind.POSTGRES) {
+      // On PostgreSQL a delivered message stays in its outbox's event log until the purge can
+      // empty its whole partition (a range of transactions, every shard read past it): these
+      // messages' partition is the one still written to, so the purge deletes none of them. What
+      // is checked instead: A's purge deleted nothing of either schema, and
+      // each schema's log holds its own messages only.
+      assertThat(purged.outboxDeleted()).isZero();
+      assertThat(rows(db.dsl(), "billing_outbox_event")).isEqualTo(2);
+      assertThat(rows(other.dsl(), "billing_outbox_event")).isEqualTo(1);
+      assertThat(adminA.stats().sentAwaitingPurge()).isEqualTo(2);
+    } else {
+      assertThat(purged.outboxDeleted()).isEqualTo(2);
+      assertThat(adminA.stats().sentAwaitingPurge()).isZero();
+    }
+    assertThat(rows(db.dsl(), "billing_outbox_message")).isZero();
+    assertThat(rows(other.dsl(), "billing_outbox_message"))
+        .isEqualTo(kind == TestDatabase.Kind.POSTGRES ? 0 : 1);
+    assertThat(adminB.stats().sentAwaitingPurge()).isEqualTo(1);
   }
 
   @Test

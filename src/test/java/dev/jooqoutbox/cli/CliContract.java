@@ -11,7 +11,9 @@ import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.OutboxSchema;
+import dev.jooqoutbox.testing.BulkMessages;
 import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.RowWriter;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -24,12 +26,19 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** Every CLI command against a real database of one dialect, through picocli's execute. */
+/**
+ * Every CLI command against a real database of one dialect, through picocli's execute. A message
+ * the tests claim, settle or dead-letter through the row-state repository is written as a row of
+ * outbox_message on every database ({@link #writeRow}): the repository claims only those (on
+ * PostgreSQL what the event log's copies are). The others are written with {@code Outbox} ({@link
+ * #write}), wherever the database keeps them, so that the commands read both.
+ */
 abstract class CliContract extends DatabaseFixture {
 
   // Hides DatabaseFixture.START: the figures these tests print are written for noon.
@@ -58,6 +67,12 @@ abstract class CliContract extends DatabaseFixture {
 
   private String write(String aggregate, String topic, Object payload) {
     return db.dsl().transactionResult(tx -> outbox.write(tx.dsl(), aggregate, topic, payload));
+  }
+
+  /** A message as a row of outbox_message, for the repository's own claim; returns its id. */
+  private String writeRow(String aggregate, String topic, Object payload) {
+    long seq = new RowWriter(db.dsl(), clock).write(aggregate, topic, payload);
+    return db.dsl().fetchValue(OUTBOX_MESSAGE.ID, OUTBOX_MESSAGE.SEQ.eq(seq));
   }
 
   /** Claims the next ready message of {@code topic} and dead-letters it with {@code error}. */
@@ -114,11 +129,11 @@ abstract class CliContract extends DatabaseFixture {
    * sent. Then two minutes pass.
    */
   private void writeStatusScenario() {
-    write("a1", "order.placed", Map.of("n", 1));
-    write("a1", "order.placed", Map.of("n", 2));
-    write("a2", "order.placed", Map.of("n", 3));
-    write("p1", "payment.taken", Map.of("n", 4));
-    write("p2", "payment.taken", Map.of("n", 5));
+    writeRow("a1", "order.placed", Map.of("n", 1));
+    writeRow("a1", "order.placed", Map.of("n", 2));
+    write("a2", "order.placed", Map.of("n", 3)); // never claimed: where Outbox.write puts it
+    writeRow("p1", "payment.taken", Map.of("n", 4));
+    writeRow("p2", "payment.taken", Map.of("n", 5));
     deadLetterNext("payment.taken", "card declined");
     OutboxMessage sent = claimNext("payment.taken", "tok-sent");
     assertThat(repository.markSent("tok-sent", List.of(sent.seq()), clock.instant())).isEqualTo(1);
@@ -211,21 +226,32 @@ abstract class CliContract extends DatabaseFixture {
         .startsWith("purged 1,234 sent outbox messages and 1,001 inbox rows older than 1d");
   }
 
-  /** Writes {@code count} messages of {@code topic} in one transaction; marks them sent. */
+  /**
+   * Writes {@code count} messages of {@code topic} in one transaction; marks them sent. Sent ones
+   * are rows of outbox_message, marked by an UPDATE of their sent_at (what a row records on every
+   * database); pending ones are written with {@code Outbox}, wherever the database keeps them.
+   */
   private void writeMany(int count, String topic, boolean sent) {
     db.dsl()
         .transaction(
             tx -> {
-              for (int i = 0; i < count; i++) {
-                outbox.write(tx.dsl(), "a-" + i, topic, "{}");
+              if (!sent) {
+                for (int i = 0; i < count; i++) {
+                  outbox.write(tx.dsl(), "a-" + i, topic, "{}");
+                }
+                return;
               }
-              if (sent) {
-                tx.dsl()
-                    .update(OUTBOX_MESSAGE)
-                    .set(OUTBOX_MESSAGE.SENT_AT, clock.instant())
-                    .where(OUTBOX_MESSAGE.TOPIC.eq(topic))
-                    .execute();
-              }
+              BulkMessages.insertRows(
+                  tx.dsl(),
+                  count,
+                  i ->
+                      new BulkMessages.Row(
+                          UUID.randomUUID().toString(), "a-" + i, topic, "{}", clock.instant()));
+              tx.dsl()
+                  .update(OUTBOX_MESSAGE)
+                  .set(OUTBOX_MESSAGE.SENT_AT, clock.instant())
+                  .where(OUTBOX_MESSAGE.TOPIC.eq(topic))
+                  .execute();
             });
   }
 
@@ -233,7 +259,7 @@ abstract class CliContract extends DatabaseFixture {
 
   @Test
   void deadLettersShowsEverythingButThePayload() {
-    String id = write("customer-7", "order.placed", Map.of("card", "4111-secret"));
+    String id = writeRow("customer-7", "order.placed", Map.of("card", "4111-secret"));
     write("customer-8", "payment.taken", Map.of("n", 1));
     deadLetterNext("order.placed", "ledger down\n  at Ledger.book(Ledger.java:42)");
     clock.advance(Duration.ofHours(3));
@@ -260,10 +286,10 @@ abstract class CliContract extends DatabaseFixture {
   @Test
   void deadLettersFiltersByTopicAndLimits() {
     for (int i = 0; i < 3; i++) {
-      write("o" + i, "order.placed", Map.of("n", i));
+      writeRow("o" + i, "order.placed", Map.of("n", i));
       deadLetterNext("order.placed", "boom " + i);
     }
-    write("p", "payment.taken", Map.of("n", 9));
+    writeRow("p", "payment.taken", Map.of("n", 9));
     deadLetterNext("payment.taken", "declined");
 
     CliResult payments = run("dead-letters", "--db", db.url(), "--topic", "payment.taken");
@@ -383,20 +409,20 @@ abstract class CliContract extends DatabaseFixture {
 
   @Test
   void requeueByIdPutsTheDeadLetterBackToPending() {
-    write("a", "order.placed", Map.of("n", 1));
+    writeRow("a", "order.placed", Map.of("n", 1));
     String dead = deadLetterNext("order.placed", "boom").id();
 
     CliResult r = run("requeue", "--db", db.url(), dead);
     assertThat(r.exitCode()).as(r.toString()).isZero();
     assertThat(r.out()).isEqualTo("requeued 1 dead letter\n");
-    assertThat(repository.stats(clock.instant()).dead()).isZero();
-    assertThat(repository.stats(clock.instant()).pending()).isEqualTo(1);
+    assertThat(OutboxAdmin.create(db.dsl(), clock).stats().dead()).isZero();
+    assertThat(OutboxAdmin.create(db.dsl(), clock).stats().pending()).isEqualTo(1);
     assertThat(claimNext("order.placed", "again").attempt()).isEqualTo(1);
   }
 
   @Test
   void requeueOfAnIdThatIsNotDeadFailsAfterRequeuingTheOthers() {
-    write("a", "order.placed", Map.of("n", 1));
+    writeRow("a", "order.placed", Map.of("n", 1));
     String dead = deadLetterNext("order.placed", "boom").id();
     String pending = write("b", "order.placed", Map.of("n", 2));
 
@@ -408,24 +434,24 @@ abstract class CliContract extends DatabaseFixture {
             "outbox requeue: not a dead letter (unknown, pending or already sent): "
                 + pending
                 + ", no-such-id\n");
-    assertThat(repository.stats(clock.instant()).dead()).isZero();
+    assertThat(OutboxAdmin.create(db.dsl(), clock).stats().dead()).isZero();
   }
 
   @Test
   void requeueByTopicAndAll() {
     for (int i = 0; i < 3; i++) {
-      write("o" + i, "order.placed", Map.of("n", i));
+      writeRow("o" + i, "order.placed", Map.of("n", i));
       deadLetterNext("order.placed", "boom");
     }
     for (int i = 0; i < 2; i++) {
-      write("p" + i, "payment.taken", Map.of("n", i));
+      writeRow("p" + i, "payment.taken", Map.of("n", i));
       deadLetterNext("payment.taken", "declined");
     }
 
     CliResult byTopic = run("requeue", "--db", db.url(), "--topic", "order.placed");
     assertThat(byTopic.exitCode()).as(byTopic.toString()).isZero();
     assertThat(byTopic.out()).isEqualTo("requeued 3 dead letters of topic order.placed\n");
-    assertThat(repository.stats(clock.instant()).dead()).isEqualTo(2);
+    assertThat(OutboxAdmin.create(db.dsl(), clock).stats().dead()).isEqualTo(2);
 
     CliResult all = run("requeue", "--db", db.url(), "--all");
     assertThat(all.exitCode()).as(all.toString()).isZero();
@@ -434,17 +460,17 @@ abstract class CliContract extends DatabaseFixture {
     CliResult nothingLeft = run("requeue", "--db", db.url(), "--all");
     assertThat(nothingLeft.exitCode()).isZero();
     assertThat(nothingLeft.out()).isEqualTo("requeued 0 dead letters\n");
-    assertThat(repository.stats(clock.instant()).dead()).isZero();
+    assertThat(OutboxAdmin.create(db.dsl(), clock).stats().dead()).isZero();
   }
 
   // ---------------------------------------------------------------- purge
 
   @Test
   void purgeDeletesOldSentMessagesAndInboxRowsButKeepsDeadLetters() {
-    write("a", "order.placed", Map.of("n", 1));
-    write("b", "order.placed", Map.of("n", 2));
-    write("c", "order.placed", Map.of("n", 3));
-    write("d", "order.placed", Map.of("n", 4));
+    writeRow("a", "order.placed", Map.of("n", 1));
+    writeRow("b", "order.placed", Map.of("n", 2));
+    writeRow("c", "order.placed", Map.of("n", 3));
+    writeRow("d", "order.placed", Map.of("n", 4));
     List<OutboxMessage> claimed =
         repository.claim(Set.of("order.placed"), 3, LEASE, "tok", clock.instant());
     repository.markSent("tok", claimed.stream().map(OutboxMessage::seq).toList(), clock.instant());
@@ -465,15 +491,15 @@ abstract class CliContract extends DatabaseFixture {
         .isEqualTo(
             "purged 3 sent outbox messages and 1 inbox row older than 2d"
                 + " (before 2026-03-02T12:00:00Z); dead letters are kept\n");
-    assertThat(repository.stats(clock.instant()).dead()).isEqualTo(1);
-    assertThat(repository.stats(clock.instant()).sentAwaitingPurge()).isZero();
+    assertThat(OutboxAdmin.create(db.dsl(), clock).stats().dead()).isEqualTo(1);
+    assertThat(OutboxAdmin.create(db.dsl(), clock).stats().sentAwaitingPurge()).isZero();
   }
 
   @Test
   void purgeDryRunPrintsTheCountsAndDeletesNothing() {
-    write("a", "order.placed", Map.of("n", 1));
-    write("b", "order.placed", Map.of("n", 2));
-    write("c", "order.placed", Map.of("n", 3));
+    writeRow("a", "order.placed", Map.of("n", 1));
+    writeRow("b", "order.placed", Map.of("n", 2));
+    writeRow("c", "order.placed", Map.of("n", 3));
     List<OutboxMessage> claimed =
         repository.claim(Set.of("order.placed"), 2, LEASE, "tok", clock.instant());
     repository.markSent("tok", claimed.stream().map(OutboxMessage::seq).toList(), clock.instant());
@@ -489,7 +515,7 @@ abstract class CliContract extends DatabaseFixture {
             "would purge 2 sent outbox messages and 1 inbox row older than 0s"
                 + " (before 2026-03-01T12:00:01Z); dead letters are kept"
                 + " (dry run: nothing was deleted)\n");
-    assertThat(repository.stats(clock.instant()).sentAwaitingPurge()).isEqualTo(2);
+    assertThat(OutboxAdmin.create(db.dsl(), clock).stats().sentAwaitingPurge()).isEqualTo(2);
     assertThat(db.dsl().fetchCount(dev.jooqoutbox.schema.Tables.INBOX_MESSAGE)).isOne();
 
     CliResult purge = run("purge", "--db", db.url(), "--older-than=0s");

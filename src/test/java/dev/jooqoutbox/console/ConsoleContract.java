@@ -124,7 +124,7 @@ abstract class ConsoleContract extends ConsoleFixture {
   void theOverviewShowsWhatOutboxAdminReturns() throws Exception {
     write("a", "orders");
     write("b", "orders");
-    write("c", "payments");
+    writeRow("c", "payments");
     deadLetterNext("payments", "boom");
     admin.pause("payments");
 
@@ -165,7 +165,7 @@ abstract class ConsoleContract extends ConsoleFixture {
   @Test
   void markupInWhatTheDatabaseHoldsGoesOutAsAJsonString() throws Exception {
     String script = "<script>alert(1)</script><img src=x onerror=alert(2)>";
-    write("<b>acct</b>", "orders");
+    writeRow("<b>acct</b>", "orders");
     deadLetterNext("orders", script);
 
     HttpResponse<String> r = send(authorized("/api/dead-letters").build());
@@ -179,7 +179,7 @@ abstract class ConsoleContract extends ConsoleFixture {
 
   @Test
   void filtersAreValuesAndBounded() throws Exception {
-    write("a", "orders");
+    writeRow("a", "orders");
     deadLetterNext("orders", "boom");
 
     JsonNode none = getJson("/api/dead-letters?topic=" + encode("orders' OR '1'='1"));
@@ -205,8 +205,8 @@ abstract class ConsoleContract extends ConsoleFixture {
 
   @Test
   void requeueResolvePauseAndResumeChangeTheDatabase() throws Exception {
-    String first = write("a", "orders");
-    write("b", "orders");
+    String first = writeRow("a", "orders");
+    writeRow("b", "orders");
     deadLetterNext("orders", "boom");
     deadLetterNext("orders", "boom");
     assertThat(postJson("/api/dead-letters/requeue", Map.of("ids", List.of(first))))
@@ -216,7 +216,7 @@ abstract class ConsoleContract extends ConsoleFixture {
         .isEqualTo("{\"requeued\":1}");
     assertThat(admin.deadCount()).isZero();
 
-    String unknown = write("c", "payments");
+    String unknown = writeRow("c", "payments");
     unknownNext("payments", "ref-1");
     JsonNode outcomes = getJson("/api/unknown");
     assertThat(outcomes.get("outcomes").get(0).get("id").asText()).isEqualTo(unknown);

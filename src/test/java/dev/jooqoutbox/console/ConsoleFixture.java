@@ -1,13 +1,21 @@
 package dev.jooqoutbox.console;
 
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 
-/** The rows the console's tests show: messages written, claimed, dead-lettered. */
+/**
+ * The rows the console's tests show: messages written, claimed, dead-lettered. A message the tests
+ * claim is written with {@link #writeRow}, as a row of outbox_message on every database: the
+ * row-state repository claims only those (on PostgreSQL what the event log's copies are). {@link
+ * #write} writes with {@code Outbox}, wherever the database keeps it.
+ */
 abstract class ConsoleFixture extends DatabaseFixture {
 
   private static final Duration LEASE = Duration.ofSeconds(30);
@@ -27,6 +35,17 @@ abstract class ConsoleFixture extends DatabaseFixture {
                     .message(aggregate, topic, Map.of("n", 1))
                     .header("source", HEADER_MARKUP)
                     .write(tx.dsl()));
+  }
+
+  /** As {@link #write}, as a row of outbox_message on every database, for {@link #claim}. */
+  String writeRow(String aggregate, String topic) {
+    String id = UUID.randomUUID().toString();
+    Instant now = clock.instant();
+    NewMessage m =
+        new NewMessage(
+            id, aggregate, topic, "{\"n\":1}", Map.of("source", HEADER_MARKUP), now, now);
+    db.dsl().transaction(tx -> repository.insert(tx.dsl(), m));
+    return id;
   }
 
   /** Claims the next ready message of {@code topic} with the token {@code token}. */

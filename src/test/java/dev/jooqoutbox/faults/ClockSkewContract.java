@@ -10,6 +10,7 @@ import dev.jooqoutbox.relay.OutboxHandler;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.LockWait;
+import dev.jooqoutbox.testing.MessageRow;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Clock;
 import java.time.Duration;
@@ -100,7 +101,15 @@ abstract class ClockSkewContract extends DatabaseFixture {
     await("A's run finding B's record")
         .atMost(Duration.ofSeconds(30))
         .until(() -> !duplicatesBy(first).isEmpty());
-    assertThat(duplicatesBy(first)).as("A's run found B's record").containsExactly("relay-a");
+    if (copiesOnTakeover()) {
+      // Only A's runs found B's record, at most two of them.
+      assertThat(duplicatesBy(first))
+          .as("A's runs found B's record")
+          .containsOnly("relay-a")
+          .hasSizeBetween(1, 2);
+    } else {
+      assertThat(duplicatesBy(first)).as("A's run found B's record").containsExactly("relay-a");
+    }
     assertBookedOnceInOrder(ids);
   }
 
@@ -139,7 +148,8 @@ abstract class ClockSkewContract extends DatabaseFixture {
     await("A's inbox record").atMost(Duration.ofSeconds(30)).until(() -> aHolds.get() != null);
 
     startB(m -> Faults.book(dsl, inbox, m, "relay-b"));
-    // B has taken the message over and its inbox record waits for A's.
+    // B has taken the message over and its inbox record waits for A's. (On PostgreSQL's event log
+    // B took A's shard over and copied the message to outbox_message: B's claim is of that row.)
     aHolds.get().awaitBlocked(Duration.ofSeconds(30));
     assertThat(
             dsl.select(OUTBOX_MESSAGE.CLAIM_TOKEN)
@@ -154,9 +164,19 @@ abstract class ClockSkewContract extends DatabaseFixture {
     // Whichever relay settled the message, B's run records its copy on its own time.
     await("B's run finding A's record")
         .atMost(Duration.ofSeconds(30))
-        .until(() -> !duplicatesBy(first).isEmpty());
+        .until(() -> duplicatesBy(first).contains("relay-b"));
     assertThat(bookedBy(first)).containsExactly("relay-a");
-    assertThat(duplicatesBy(first)).as("B's run found A's record").containsExactly("relay-b");
+    if (copiesOnTakeover()) {
+      // B's run found A's record; A may have run the copy B made too.
+      List<String> copies = duplicatesBy(first);
+      assertThat(copies).as("B's run found A's record").containsOnlyOnce("relay-b");
+      assertThat(copies)
+          .as("besides, at most A's run of B's copy")
+          .hasSizeBetween(1, 2)
+          .isSubsetOf("relay-b", "relay-a");
+    } else {
+      assertThat(duplicatesBy(first)).as("B's run found A's record").containsExactly("relay-b");
+    }
     assertBookedOnceInOrder(ids);
   }
 
@@ -209,11 +229,7 @@ abstract class ClockSkewContract extends DatabaseFixture {
     await("both messages sent")
         .atMost(Duration.ofSeconds(30))
         .until(
-            () ->
-                dsl.fetchCount(
-                        OUTBOX_MESSAGE,
-                        OUTBOX_MESSAGE.ID.in(ids).and(OUTBOX_MESSAGE.SENT_AT.isNotNull()))
-                    == ids.size());
+            () -> ids.stream().allMatch(id -> MessageRow.of(dsl, Clock.systemUTC(), id).isSent()));
   }
 
   private void assertBookedOnceInOrder(List<String> ids) {
@@ -221,8 +237,35 @@ abstract class ClockSkewContract extends DatabaseFixture {
     assertThat(report.bookings()).isEqualTo(ids.size());
     // The first message's copy is asserted by each test. The second may be repeated too: when A
     // claims it before B, B (its clock past A's lease) takes it over as well; which relay claims it
-    // first is up to the scheduler. Either way the ledger books it once.
-    assertThat(report.duplicates()).isBetween(1, ids.size());
+    // first is up to the scheduler. Either way the ledger books it once. Where a takeover copies
+    // the message, each may run up to three times (copiesOnTakeover): two copies each.
+    int runsPerMessage = copiesOnTakeover() ? 3 : 2;
+    assertThat(report.duplicates()).isBetween(1, ids.size() * (runsPerMessage - 1));
+  }
+
+  /**
+   * Whether a takeover copies the message, with more runs of it than the row store makes: on
+   * PostgreSQL's event log a relay leases shards, not rows. B, its clock past A's lease of the
+   * shard, takes the shard over as after a crash of A: it copies the messages A may have handed out
+   * to outbox_message, with A's attempt counted, and delivers the copies. A learns that it lost the
+   * shard only at its next write of the shard (a lease renewal, a third of the lease at most
+   * often), so until then:
+   *
+   * <ul>
+   *   <li>a copy is a new row, leased to nobody: A, its clock behind, may claim it too (its run
+   *       held behind A's own run of the message), and B, its clock past A's lease of that row as
+   *       well, takes it over again. A then runs the message a second time after its first run;
+   *   <li>A settles its run in memory and may hand out the aggregate's next message from what it
+   *       read of the shard (more than the one message of a run of one the row store repeats).
+   * </ul>
+   *
+   * So a message may run three times (A from the log, A's copy, B's copy) where the row store runs
+   * it twice. Every run but the one that booked finds the inbox record, and the bookings stay once
+   * and in order: what the test is about (docs/guarantees.md, Clocks: a skew past the lease is a
+   * lease overrun).
+   */
+  private boolean copiesOnTakeover() {
+    return kind == TestDatabase.Kind.POSTGRES;
   }
 
   private List<String> bookedBy(String id) {

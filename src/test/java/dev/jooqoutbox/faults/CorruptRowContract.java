@@ -228,16 +228,6 @@ abstract class CorruptRowContract extends DatabaseFixture {
     return dsl.selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(id)).fetchSingle();
   }
 
-  private static long pending(DSLContext dsl) {
-    return dsl.fetchCount(
-        OUTBOX_MESSAGE,
-        OUTBOX_MESSAGE
-            .SENT_AT
-            .isNull()
-            .and(OUTBOX_MESSAGE.DEAD_AT.isNull())
-            .and(OUTBOX_MESSAGE.TOPIC.eq("fault.ok")));
-  }
-
   /** Runs a relay until nothing is pending; returns the ids it delivered, in order. */
   private List<String> deliverEverything(DSLContext dsl) {
     List<String> delivered = new CopyOnWriteArrayList<>();
@@ -246,7 +236,7 @@ abstract class CorruptRowContract extends DatabaseFixture {
       await()
           .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(100))
-          .until(() -> pending(dsl) == 0);
+          .until(() -> Faults.pending(dsl) == 0); // every message is of topic fault.ok
     }
     return delivered;
   }

@@ -10,19 +10,25 @@ import static org.jooq.impl.DSL.table;
 
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.testing.ReleasedSchema;
+import dev.jooqoutbox.testing.RowWriter;
 import dev.jooqoutbox.testing.TestChangelogs;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,7 +48,8 @@ class PostgresMigrationSafetyTest {
           "005-outcome-unknown-postgresql",
           "006-pending-index-order-postgresql",
           "007-parked-at-postgresql",
-          "008-paused-topic-postgresql");
+          "008-paused-topic-postgresql",
+          "009-event-log-postgresql");
 
   private static final Set<String> INDEXES =
       Set.of(
@@ -54,8 +61,12 @@ class PostgresMigrationSafetyTest {
           "ix_outbox_message_aggregate_pending",
           "ix_outbox_message_dead",
           "ix_outbox_message_unknown",
-          "ix_outbox_message_parked",
-          "pk_outbox_paused_topic");
+          "pk_outbox_paused_topic",
+          // The event log (009), which also drops 007's index of parked rows.
+          "pk_outbox_event_key",
+          "ix_outbox_event_read",
+          "pk_outbox_shard",
+          "pk_outbox_relay");
 
   @BeforeAll
   static void quietLogs() {
@@ -112,14 +123,27 @@ class PostgresMigrationSafetyTest {
       assertThat(appliedChangesets(dsl)).containsExactly(CHANGESETS.get(0), CHANGESETS.get(1));
       assertThat(indexes(dsl)).doesNotContain("ix_outbox_message_pending");
 
-      Outbox outbox = Outbox.create(dsl);
+      // Written as that release wrote them: rows of outbox_message (this release's Outbox.write
+      // appends to the event log of 009 on PostgreSQL, which that schema does not have).
+      JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
       for (int n = 0; n < 30; n++) {
-        int k = n;
+        String aggregate = "agg-" + (n % 3);
+        String payload = "{\"n\":" + n + "}";
+        Instant now = Instant.now();
         dsl.transaction(
-            tx -> outbox.write(tx.dsl(), "agg-" + (k % 3), "upgrade.topic", Map.of("n", k)));
+            tx ->
+                repository.insert(
+                    tx.dsl(),
+                    new NewMessage(
+                        UUID.randomUUID().toString(),
+                        aggregate,
+                        "upgrade.topic",
+                        payload,
+                        Map.of(),
+                        now,
+                        now)));
       }
       // Some sent, one dead, the rest pending, as an upgrade finds them.
-      JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
       // Leased with the columns of that schema: the repository's claim reads later ones.
       Instant until = Instant.now().plus(Duration.ofMinutes(1));
       long sent0 = ReleasedSchema.leaseOldest(dsl, "agg-0", "old", until);
@@ -133,12 +157,21 @@ class PostgresMigrationSafetyTest {
       OutboxSchema.migrate(db.dataSource()); // the rest
 
       assertThat(appliedChangesets(dsl)).containsExactlyElementsOf(CHANGESETS);
-      assertThat(indexes(dsl)).containsAll(INDEXES);
+      assertThat(indexes(dsl)).containsAll(INDEXES).doesNotContain("ix_outbox_message_parked");
       assertThat(dsl.select(columns).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch())
           .as("rows survive the upgrade unchanged")
           .isEqualTo(before);
 
-      // The waiting messages are delivered, in order per aggregate; the dead letter waits.
+      // Written after the upgrade, one per aggregate: to the event log, behind the waiting rows.
+      Outbox outbox = Outbox.create(dsl);
+      for (int n = 30; n < 33; n++) {
+        int k = n;
+        dsl.transaction(
+            tx -> outbox.write(tx.dsl(), "agg-" + (k % 3), "upgrade.topic", Map.of("n", k)));
+      }
+
+      // The waiting messages are delivered, in order per aggregate, and the new ones after them;
+      // the dead letter waits.
       Faults.createLedgerTables(dsl);
       Inbox inbox = new Inbox();
       try (OutboxRelay relay =
@@ -150,14 +183,14 @@ class PostgresMigrationSafetyTest {
         for (int round = 0; round < 20; round++) {
           delivered += relay.drainOnce(100); // a round takes the head of each aggregate
         }
-        assertThat(delivered).isEqualTo(27);
+        assertThat(delivered).isEqualTo(27 + 3);
       }
       var bookings =
           dsl.select(Faults.AGGREGATE, Faults.SEQ)
               .from(Faults.BOOKING)
               .orderBy(Faults.BOOKING_NO)
               .fetch();
-      assertThat(bookings).hasSize(27);
+      assertThat(bookings).hasSize(27 + 3);
       for (String aggregate : List.of("agg-0", "agg-1", "agg-2")) {
         List<Long> seqs =
             bookings.stream()
@@ -166,7 +199,8 @@ class PostgresMigrationSafetyTest {
                 .toList();
         assertThat(seqs).as("bookings of %s", aggregate).isSorted();
       }
-      assertThat(dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.DEAD_AT.isNotNull())).isEqualTo(1);
+      assertThat(OutboxAdmin.create(dsl).deadCount()).isEqualTo(1);
+      assertThat(OutboxAdmin.create(dsl).pendingCount()).isZero();
     }
   }
 
@@ -175,14 +209,26 @@ class PostgresMigrationSafetyTest {
     DSLContext dsl = db.dsl();
     assertThat(OutboxSchema.isMigrated(dsl)).isTrue();
     assertThat(indexes(dsl)).containsAll(INDEXES);
-    Outbox outbox = Outbox.create(dsl);
-    String id = dsl.transactionResult(tx -> outbox.write(tx.dsl(), "a", "migrated", "{\"ok\":1}"));
+    // The row-state store: a row claimed and settled by the repository itself.
+    long seq = new RowWriter(dsl, Clock.systemUTC()).write("a", "migrated", Map.of("ok", 1));
     JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
     var claimed =
         repository.claim(Set.of("migrated"), 10, Duration.ofSeconds(5), "token", Instant.now());
-    assertThat(claimed).extracting(m -> m.id()).containsExactly(id);
-    assertThat(repository.markSent("token", List.of(claimed.get(0).seq()), Instant.now()))
-        .isEqualTo(1);
+    assertThat(claimed).extracting(m -> m.seq()).containsExactly(seq);
+    assertThat(repository.markSent("token", List.of(seq), Instant.now())).isEqualTo(1);
+    // What Outbox writes (on PostgreSQL: the event log of 009), delivered by a relay.
+    Outbox outbox = Outbox.create(dsl);
+    String id = dsl.transactionResult(tx -> outbox.write(tx.dsl(), "a", "migrated", "{\"ok\":2}"));
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    try (OutboxRelay relay =
+        OutboxRelay.builder(dsl)
+            .handler("migrated", m -> delivered.add(m.id()))
+            .listen(false)
+            .build()) {
+      relay.drainOnce(10);
+    }
+    assertThat(delivered).containsExactly(id);
+    assertThat(OutboxAdmin.create(dsl).pendingCount()).isZero();
     boolean seen = dsl.transactionResult(tx -> new Inbox().seen(tx.dsl(), "c", id));
     assertThat(seen).isFalse();
   }

@@ -1,5 +1,6 @@
 package dev.jooqoutbox.faults;
 
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,13 +8,20 @@ import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.relay.OutboxRelay;
+import dev.jooqoutbox.testing.RowWriter;
+import dev.jooqoutbox.testing.StoredMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -27,6 +35,13 @@ import org.junit.jupiter.api.TestInstance;
  * the order (a dead letter requeued after newer messages went out, a row edited by hand, two
  * transactions writing one aggregate at once) and which clock decides a lease. docs/guarantees.md
  * states each of these and links here.
+ *
+ * <p>On PostgreSQL {@code Outbox.write} appends to the event log (changeset 009), and
+ * outbox_message holds only the messages that need a state of their own. The tests of the row-state
+ * store (they claim and settle with the repository itself, or edit a row) write their messages as
+ * rows of outbox_message ({@link RowWriter}), what the log's copies are; the tests of what a writer
+ * does (two transactions at once, a delay) write with {@code Outbox} and deliver with a relay, on
+ * the event log.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresOrderAndClockLimitsTest {
@@ -42,6 +57,7 @@ class PostgresOrderAndClockLimitsTest {
   private DSLContext dsl;
   private JooqOutboxRepository repository;
   private Outbox outbox;
+  private RowWriter rows;
 
   @BeforeAll
   void createDatabase() {
@@ -49,7 +65,8 @@ class PostgresOrderAndClockLimitsTest {
     db = TestDatabase.migrated(TestDatabase.Kind.POSTGRES);
     dsl = db.dsl();
     repository = new JooqOutboxRepository(dsl);
-    outbox = Outbox.builder(dsl).clock(java.time.Clock.fixed(T, java.time.ZoneOffset.UTC)).build();
+    outbox = Outbox.builder(dsl).clock(Clock.fixed(T, ZoneOffset.UTC)).build();
+    rows = new RowWriter(dsl, Clock.fixed(T, ZoneOffset.UTC));
   }
 
   @AfterAll
@@ -64,8 +81,8 @@ class PostgresOrderAndClockLimitsTest {
 
   @Test
   void requeuedOldDeadLetterIsDeliveredAfterNewerMessagesOfItsAggregate() {
-    String first = write("a", 1);
-    String second = write("a", 2);
+    String first = writeRow("a", 1);
+    String second = writeRow("a", 2);
     List<OutboxMessage> claimed = claim("relay", T);
     assertThat(ids(claimed)).containsExactly(first);
     repository.deadLetter("relay", claimed.get(0).seq(), "gave up", T);
@@ -79,8 +96,8 @@ class PostgresOrderAndClockLimitsTest {
 
   @Test
   void rowEditedByHandIsDeliveredAgainOutOfOrder() {
-    String first = write("a", 1);
-    String second = write("a", 2);
+    String first = writeRow("a", 1);
+    String second = writeRow("a", 2);
     assertThat(ids(deliver(T))).containsExactly(first);
     assertThat(ids(deliver(T))).containsExactly(second);
 
@@ -95,7 +112,11 @@ class PostgresOrderAndClockLimitsTest {
   @Test
   void twoTransactionsWritingOneAggregateAtOnceAreDeliveredInCommitOrderNotSeqOrder()
       throws Exception {
-    // seq is taken at insert; a later insert that commits first is delivered first.
+    // seq is taken at insert; a later insert that commits first is delivered first. Written with
+    // Outbox, as applications write: on PostgreSQL that appends to the event log, which a relay
+    // reads in commit order (the writers' transaction ids between two snapshots of its own), not
+    // by seq. So a relay delivers them, not the row-state repository (no writer inserts rows
+    // there: its rows are the log's copies, made by relays).
     try (Connection slow = db.dataSource().getConnection()) {
       slow.setAutoCommit(false);
       DSLContext slowTx = DSL.using(slow, db.dialect());
@@ -103,23 +124,26 @@ class PostgresOrderAndClockLimitsTest {
       String newer = write("a", 2); // higher seq, committed
       long olderSeq =
           slowTx
-              .select(OUTBOX_MESSAGE.SEQ)
-              .from(OUTBOX_MESSAGE)
-              .where(OUTBOX_MESSAGE.ID.eq(older))
-              .fetchSingle(OUTBOX_MESSAGE.SEQ);
+              .select(OUTBOX_EVENT.SEQ)
+              .from(OUTBOX_EVENT)
+              .where(OUTBOX_EVENT.ID.eq(older))
+              .fetchSingle(OUTBOX_EVENT.SEQ);
       assertThat(olderSeq).isLessThan(seqOf(newer));
 
-      assertThat(ids(deliver(T)))
-          .as("the uncommitted older one is invisible")
-          .containsExactly(newer);
-      slow.commit();
-      assertThat(ids(deliver(T))).containsExactly(older);
+      List<String> delivered = new CopyOnWriteArrayList<>();
+      try (OutboxRelay relay = relay(Clock.fixed(T, ZoneOffset.UTC), delivered)) {
+        assertThat(drain(relay, delivered))
+            .as("the uncommitted older one is invisible")
+            .containsExactly(newer);
+        slow.commit();
+        assertThat(drain(relay, delivered)).containsExactly(older);
+      }
     }
   }
 
   @Test
   void theClaimingRelaysClockDecidesWhenAnotherRelaysLeaseHasRunOut() {
-    String id = write("a", 1);
+    String id = writeRow("a", 1);
     // Relay A claims at its time T: the lease runs until T + 30 s, written by A's clock.
     assertThat(ids(claim("relay-a", T))).containsExactly(id);
 
@@ -145,16 +169,73 @@ class PostgresOrderAndClockLimitsTest {
 
   @Test
   void delayedMessageBecomesDueByTheClaimingRelaysClock() {
-    String id =
-        dsl.transactionResult(
-            tx -> outbox.message("a", "limits", "{}").delay(Duration.ofMinutes(5)).write(tx.dsl()));
+    // The row-state store: a delayed row is claimed once the claiming relay's clock reaches it.
+    long seq = rows.write("a", "limits", Map.of(), Duration.ofMinutes(5));
+    String id = idOf(seq);
     // A relay whose clock is 5 minutes ahead of the writer's delivers it at once.
     assertThat(claim("early", T.plus(Duration.ofMinutes(5)).minusMillis(1))).isEmpty();
     assertThat(ids(claim("early", T.plus(Duration.ofMinutes(5))))).containsExactly(id);
   }
 
+  @Test
+  void delayedMessageWrittenWithOutboxBecomesDueByTheRelaysClock() {
+    // What a writer does: on PostgreSQL the delayed message goes to the event log, and the relay
+    // that reads it copies it to outbox_message, due at its time: the same comparison as above, by
+    // the relay's clock.
+    String id =
+        dsl.transactionResult(
+            tx -> outbox.message("a", "limits", "{}").delay(Duration.ofMinutes(5)).write(tx.dsl()));
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    Instant due = T.plus(Duration.ofMinutes(5));
+    try (OutboxRelay before = relay(Clock.fixed(due.minusMillis(1), ZoneOffset.UTC), delivered)) {
+      assertThat(drain(before, delivered)).isEmpty();
+    }
+    try (OutboxRelay early = relay(Clock.fixed(due, ZoneOffset.UTC), delivered)) {
+      assertThat(drain(early, delivered)).containsExactly(id);
+    }
+  }
+
+  /** Writes with {@code Outbox} (on PostgreSQL: to the event log); returns the id. */
   private String write(String aggregate, int n) {
     return dsl.transactionResult(tx -> outbox.write(tx.dsl(), aggregate, "limits", Map.of("n", n)));
+  }
+
+  /** Writes a row of outbox_message, for the repository's own claims; returns the id. */
+  private String writeRow(String aggregate, int n) {
+    return idOf(rows.write(aggregate, "limits", Map.of("n", n)));
+  }
+
+  private String idOf(long seq) {
+    return dsl.select(OUTBOX_MESSAGE.ID)
+        .from(OUTBOX_MESSAGE)
+        .where(OUTBOX_MESSAGE.SEQ.eq(seq))
+        .fetchSingle(OUTBOX_MESSAGE.ID);
+  }
+
+  /** A relay of topic "limits" on {@code clock} that adds what it delivers to {@code delivered}. */
+  private OutboxRelay relay(Clock clock, List<String> delivered) {
+    return OutboxRelay.builder(dsl)
+        .clock(clock)
+        .listen(false)
+        .handler("limits", m -> delivered.add(m.id()))
+        .build();
+  }
+
+  /**
+   * Drains {@code relay} until a drain delivers something or {@link #WITHIN} has passed; returns
+   * what that drain delivered, in the order of its handler calls.
+   */
+  private static List<String> drain(OutboxRelay relay, List<String> delivered) {
+    long deadline = System.nanoTime() + WITHIN.toNanos();
+    while (true) {
+      int before = delivered.size();
+      relay.drainOnce(10);
+      List<String> batch = new ArrayList<>(delivered.subList(before, delivered.size()));
+      if (!batch.isEmpty() || System.nanoTime() - deadline >= 0) {
+        return batch;
+      }
+      sleep(Duration.ofMillis(20));
+    }
   }
 
   private List<OutboxMessage> claim(String token, Instant now) {
@@ -190,11 +271,9 @@ class PostgresOrderAndClockLimitsTest {
     }
   }
 
+  /** The seq of message {@code id}, wherever stored (a row, or the event log). */
   private long seqOf(String id) {
-    return dsl.select(OUTBOX_MESSAGE.SEQ)
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.ID.eq(id))
-        .fetchSingle(OUTBOX_MESSAGE.SEQ);
+    return StoredMessages.of(dsl).byId(id).seq();
   }
 
   private static List<String> ids(List<OutboxMessage> messages) {

@@ -24,6 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -158,11 +159,12 @@ abstract class ProcessCrashContract extends DatabaseFixture {
         continue;
       }
       int victim = working.get(random.nextInt(working.size()));
+      long victimPid = slots[victim].pid();
       assertThat(slots[victim].kill())
           .as("exit code of %s after SIGKILL", names[victim])
           .isEqualTo(ChildJvm.SIGKILLED);
       // Its claims cannot change any more; others take them over only after the lease.
-      Set<String> held = heldBy(dsl, names[victim]);
+      Set<String> held = heldBy(dsl, names[victim], victimPid);
       kills.add(
           new Kill(
               names[victim],
@@ -227,15 +229,19 @@ abstract class ProcessCrashContract extends DatabaseFixture {
     assertThat(kills)
         .as("kills that caught a claimed batch in flight")
         .anyMatch(kill -> !kill.inFlight().isEmpty());
-    assertThat(kills)
-        .as("a relay holds one batch at a time")
-        .allMatch(kill -> kill.inFlight().size() <= BATCH_SIZE);
+    if (kind != TestDatabase.Kind.POSTGRES) {
+      // PostgreSQL's event log reads ahead of what it hands out: what a killed relay held there is
+      // what it may have handed out since its shards' positions were last written (below).
+      assertThat(kills)
+          .as("a relay holds one batch at a time")
+          .allMatch(kill -> kill.inFlight().size() <= BATCH_SIZE);
+    }
     assertThat(heldAtKills)
         .as("every copy is of a message a killed relay held")
         .containsAll(copies);
     assertThat(report.duplicates())
-        .as("duplicate deliveries: at most one batch per kill")
-        .isLessThanOrEqualTo(bound)
+        .as("duplicate deliveries: at most what the killed relays held")
+        .isLessThanOrEqualTo(kind == TestDatabase.Kind.POSTGRES ? heldAtKills.size() : bound)
         .as("duplicate deliveries: some kill caught handlers that had booked")
         .isPositive();
     ChildJvm.deleteLogs(logs); // kept, and printed above, only when the test fails
@@ -256,8 +262,29 @@ abstract class ProcessCrashContract extends DatabaseFixture {
                 .fetch(Faults.MESSAGE_ID));
   }
 
-  /** The ids of the messages {@code process} holds claimed and not yet settled. */
-  private static Set<String> heldBy(DSLContext dsl, String process) {
+  /**
+   * The ids of the messages {@code process} (of {@code pid}) holds claimed and not yet settled: its
+   * rows, and on PostgreSQL the messages of the event log in the shards it leased, past their
+   * written positions, up to the mark it wrote (what it may have handed out).
+   */
+  private static Set<String> heldBy(DSLContext dsl, String process, long pid) {
+    Set<String> held = new HashSet<>(rowsHeldBy(dsl, process));
+    if (dsl.dialect().family() == SQLDialect.POSTGRES) {
+      held.addAll(
+          dsl.resultQuery(
+                  // Plain SQL in a test: the shard's position is a snapshot PostgreSQL compares.
+                  "select e.id from outbox_event e join outbox_shard s on s.shard = e.shard"
+                      + " join outbox_relay r on r.relay_id = s.relay_id where r.pid = ?"
+                      + " and e.seq <= s.read_mark"
+                      + " and not txid_visible_in_snapshot(e.txid, cast(s.lower_snapshot as"
+                      + " txid_snapshot))",
+                  pid)
+              .fetch(0, String.class));
+    }
+    return held;
+  }
+
+  private static Set<String> rowsHeldBy(DSLContext dsl, String process) {
     return new HashSet<>(
         dsl.select(OUTBOX_MESSAGE.ID)
             .from(OUTBOX_MESSAGE)

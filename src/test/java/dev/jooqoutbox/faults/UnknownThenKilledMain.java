@@ -65,14 +65,25 @@ public final class UnknownThenKilledMain {
     System.exit(1);
   }
 
-  /** Halts when an update that stores a remote reference (the unknown outcome's settle) starts. */
+  /**
+   * Halts when the statement that stores a remote reference (the unknown outcome's settle) starts:
+   * an update of its row, or on PostgreSQL's event log the insert that copies the message to
+   * outbox_message with its unknown outcome (a message of the log has no row to update). A copy of
+   * another message (one given back behind it) halts it too: either way the process dies before any
+   * copy, the unknown outcome's included, is stored, as a relay killed at that settle.
+   */
   private static final class HaltAtTheUnknownSettle implements ExecuteListener {
     private static final long serialVersionUID = 1L;
 
     @Override
     public void executeStart(ExecuteContext ctx) {
       String sql = ctx.sql() == null ? "" : ctx.sql().toLowerCase(Locale.ROOT);
-      if (sql.startsWith("update") && sql.contains("remote_ref")) {
+      boolean update = sql.startsWith("update") && sql.contains("remote_ref");
+      boolean copy =
+          sql.startsWith("insert into")
+              && sql.contains("outbox_message")
+              && sql.contains("remote_ref");
+      if (update || copy) {
         System.out.println("HALT");
         System.out.flush();
         Runtime.getRuntime().halt(HALTED);

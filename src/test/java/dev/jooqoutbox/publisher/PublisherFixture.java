@@ -1,6 +1,8 @@
 package dev.jooqoutbox.publisher;
 
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_SHARD;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -15,6 +17,7 @@ import dev.jooqoutbox.relay.AsyncOutboxHandler;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.relay.OutboxRelayBuilder;
 import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.StoredMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import dev.jooqoutbox.testing.TestTracing;
 import io.opentelemetry.api.trace.Span;
@@ -32,6 +35,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
@@ -217,9 +221,9 @@ public abstract class PublisherFixture extends DatabaseFixture {
 
   /** Some message needed more than one attempt: the test's fault really happened. */
   protected void assertSomeAttemptFailed() {
-    assertThat(dsl.fetchExists(OUTBOX_MESSAGE, OUTBOX_MESSAGE.ATTEMPTS.gt(1)))
+    assertThat(StoredMessages.of(dsl).maxAttempts())
         .as("a message with a failed attempt")
-        .isTrue();
+        .isGreaterThan(1);
   }
 
   /** Waits until no message is pending (every one sent or dead). */
@@ -333,7 +337,7 @@ public abstract class PublisherFixture extends DatabaseFixture {
       await()
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(20))
-          .until(() -> sentCount() >= 100 && !heldByARelay().isEmpty());
+          .until(() -> sentCount() >= 100 && mayHoldMessages());
     } finally {
       assertThat(child.kill()).as("output: %s", child.output()).isEqualTo(ChildJvm.SIGKILLED);
     }
@@ -342,8 +346,39 @@ public abstract class PublisherFixture extends DatabaseFixture {
     return held;
   }
 
-  /** The ids of the messages a relay holds claimed and has not settled. */
+  /**
+   * The ids of the messages a relay holds claimed and has not settled: the rows of outbox_message
+   * with a claim token and not sent and, on PostgreSQL, the messages of the event log a relay may
+   * have handed out without a settled position behind them. A relay records those as its shards'
+   * read mark before it hands them out (as a claim records its token before), and whoever takes a
+   * shard over after a crash copies the unsettled messages up to the mark to outbox_message with
+   * that attempt counted: not sent (pending), no copy yet, seq at most the mark of a shard that a
+   * relay holds. Reads each candidate's state: call it with no relay running.
+   */
   protected List<String> heldByARelay() {
+    List<String> held = new ArrayList<>(claimedRows());
+    if (dsl.dialect().family() == SQLDialect.POSTGRES) {
+      for (String id :
+          dsl.select(OUTBOX_EVENT.ID)
+              .from(OUTBOX_EVENT)
+              .join(OUTBOX_SHARD)
+              .on(OUTBOX_SHARD.SHARD.eq(OUTBOX_EVENT.SHARD))
+              .where(OUTBOX_SHARD.RELAY_ID.isNotNull())
+              .and(OUTBOX_EVENT.SEQ.le(OUTBOX_SHARD.READ_MARK))
+              .andNotExists(
+                  DSL.selectOne().from(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(OUTBOX_EVENT.ID)))
+              .orderBy(OUTBOX_EVENT.SEQ)
+              .fetch(OUTBOX_EVENT.ID)) {
+        if (admin.message(id).orElseThrow().status() != MessageStatus.SENT) {
+          held.add(id);
+        }
+      }
+    }
+    return held;
+  }
+
+  /** The rows of outbox_message claimed and not sent. */
+  private List<String> claimedRows() {
     return dsl.select(OUTBOX_MESSAGE.ID)
         .from(OUTBOX_MESSAGE)
         .where(OUTBOX_MESSAGE.CLAIM_TOKEN.isNotNull())
@@ -351,9 +386,27 @@ public abstract class PublisherFixture extends DatabaseFixture {
         .fetch(OUTBOX_MESSAGE.ID);
   }
 
-  /** How many messages are marked sent. */
+  /**
+   * Whether a relay may hold messages now, cheaply enough to poll: a row claimed and not sent, or
+   * on PostgreSQL a shard held with a read mark while messages are pending ({@link #heldByARelay}
+   * then tells which).
+   */
+  private boolean mayHoldMessages() {
+    if (!claimedRows().isEmpty()) {
+      return true;
+    }
+    return dsl.dialect().family() == SQLDialect.POSTGRES
+        && dsl.fetchExists(
+            OUTBOX_SHARD, OUTBOX_SHARD.RELAY_ID.isNotNull().and(OUTBOX_SHARD.READ_MARK.isNotNull()))
+        && admin.pendingCount() > 0;
+  }
+
+  /**
+   * How many messages are sent: rows marked sent and, on PostgreSQL, the event log's messages
+   * behind their shard's written position (they record no time of sending).
+   */
   protected int sentCount() {
-    return dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNotNull());
+    return StoredMessages.of(dsl).sent();
   }
 
   /**

@@ -3,7 +3,7 @@ package dev.jooqoutbox.relay;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.MessageRow;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -86,7 +86,7 @@ class OperationsDocRetryWindowTest extends RelayContractSupport {
       assertThat(relay.drainOnce(1000)).as("messages tried at attempt %d", attempt).isEqualTo(20);
       Instant next = failedAt;
       for (String id : ids) {
-        OutboxMessageRecord row = row(id);
+        MessageRow row = row(id);
         assertThat(row.getAttempts()).isEqualTo(attempt);
         if (attempt < maxAttempts) {
           assertThat(row.getDeadAt()).as("dead after attempt %d", attempt).isNull();

@@ -1,6 +1,5 @@
 package dev.jooqoutbox.relay;
 
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -9,6 +8,7 @@ import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.RemoteRefResult;
 import dev.jooqoutbox.Resolution;
 import dev.jooqoutbox.ResolutionConflictException;
+import dev.jooqoutbox.testing.BulkMessages;
 import dev.jooqoutbox.testing.ManualTimers;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Gauge;
@@ -86,7 +86,7 @@ abstract class ReconciliationContract extends RelayContractSupport {
     }
     assertThat(askedAt)
         .containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(40));
-    assertThat(row(charge).getSentAt()).isEqualTo(START.plusSeconds(40));
+    row(charge).assertSentAt(START.plusSeconds(40));
     assertThat(row(charge).getRemoteRef())
         .as("the first reference learned is kept")
         .isEqualTo("ref-1");
@@ -200,12 +200,12 @@ abstract class ReconciliationContract extends RelayContractSupport {
 
     advanceUntil(timers, () -> asked.get() == 3); // asked again after its backoff: retry
     // The retried charge, then the row behind it, are found by the relay's poll: on its timers.
-    advanceUntil(timers, () -> row(after).getSentAt() != null);
+    advanceUntil(timers, () -> row(after).isSent());
     timers.advance(Duration.ofSeconds(1));
     assertThat(asked.get()).isEqualTo(3);
     assertThat(delivered.stream().filter(charge::equals).count()).as("retried once").isEqualTo(2);
     assertThat(delivered.indexOf(after)).isGreaterThan(delivered.lastIndexOf(charge));
-    assertThat(row(charge).getSentAt()).isNotNull();
+    assertThat(row(charge).isSent()).isTrue();
   }
 
   @Test
@@ -227,9 +227,9 @@ abstract class ReconciliationContract extends RelayContractSupport {
     assertThat(delivered).containsExactly(charge);
 
     timers.advance(Duration.ofSeconds(1)); // the reconciler is asked, and resolves it as sent
-    await().atMost(Duration.ofSeconds(10)).until(() -> row(after).getSentAt() != null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(after).isSent());
     assertThat(delivered).containsExactly(charge, after);
-    assertThat(row(charge).getSentAt()).isNotNull();
+    assertThat(row(charge).isSent()).isTrue();
   }
 
   /**
@@ -270,10 +270,7 @@ abstract class ReconciliationContract extends RelayContractSupport {
                 .build())
         .start();
 
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(
-            () -> dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNotNull()) == messages);
+    await().atMost(Duration.ofSeconds(60)).until(() -> stored().sent() == messages);
     assertThat(unknown).isEmpty();
     assertThat(started).containsExactlyElementsOf(IntStream.range(0, messages).boxed().toList());
   }
@@ -318,13 +315,13 @@ abstract class ReconciliationContract extends RelayContractSupport {
     assertThat(admin.resolve("no-such-id", Resolution.SENT)).as("nothing done").isFalse();
 
     relay.drainOnce(100);
-    assertThat(row(sent).getSentAt()).isEqualTo(START);
+    row(sent).assertSentAt(START);
     assertThat(row(dead).getDeadAt()).isEqualTo(START);
     assertThat(row(dead).getLastError()).contains("resolved dead by hand");
     // Retried at once, as attempt 1 again although maxAttempts is 1: the unknown one did not count.
-    assertThat(row(retried).getSentAt()).isNotNull();
+    assertThat(row(retried).isSent()).isTrue();
     assertThat(row(retried).getAttempts()).isEqualTo(1);
-    assertThat(row(behindDead).getSentAt()).as("the dead one no longer blocks").isNotNull();
+    assertThat(row(behindDead).isSent()).as("the dead one no longer blocks").isTrue();
     assertThat(delivered.stream().filter(retried::equals).count()).isEqualTo(2);
     assertThat(admin.unknownCount()).isZero();
   }
@@ -357,7 +354,7 @@ abstract class ReconciliationContract extends RelayContractSupport {
     assertThat(OutboxAdmin.create(dsl, clock).resolve(id, Resolution.RETRY)).isTrue();
     relay.drainOnce(100);
     assertThat(attempts).as("failed, unknown, retried").containsExactly(1, 2, 2);
-    assertThat(row(id).getSentAt()).isNotNull();
+    assertThat(row(id).isSent()).isTrue();
   }
 
   @Test
@@ -400,7 +397,7 @@ abstract class ReconciliationContract extends RelayContractSupport {
       }
       var r = row(id);
       assertThat(r.getResolution()).isEqualTo(winner.name().toLowerCase());
-      assertThat(r.getSentAt() != null).isEqualTo(winner == Resolution.SENT);
+      assertThat(r.isSent()).isEqualTo(winner == Resolution.SENT);
       assertThat(r.getDeadAt() != null).isEqualTo(winner == Resolution.DEAD);
       assertThat(r.getOutcomeUnknownAt()).isNull();
     }
@@ -425,13 +422,11 @@ abstract class ReconciliationContract extends RelayContractSupport {
   @Test
   void theUnknownCountCountsPastItsStepSize() {
     int many = 2 * 1000 + 1; // the count reads the unknown index 1000 rows a step
-    dsl.transaction(
-        tx -> {
-          for (int i = 0; i < many; i++) {
-            outbox.write(tx.dsl(), "card-" + i, "payments", Map.of("n", i));
-          }
-        });
-    // Marked directly: how they became unknown is not what this test is about.
+    // Rows of outbox_message, where an unknown outcome is kept on every database (on PostgreSQL the
+    // event log copies such a message there), marked directly: how they became unknown is not what
+    // this test is about.
+    BulkMessages.insertRows(
+        dsl, many, i -> new BulkMessages.Row("u-" + i, "card-" + i, "payments", "{}", START));
     dsl.update(dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE)
         .set(dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE.OUTCOME_UNKNOWN_AT, START)
         .execute();

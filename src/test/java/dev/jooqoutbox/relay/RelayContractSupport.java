@@ -1,16 +1,21 @@
 package dev.jooqoutbox.relay;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_SHARD;
 
 import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.internal.eventlog.EventShards;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.MessageRow;
 import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.RowWriter;
+import dev.jooqoutbox.testing.StoredMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -120,8 +125,42 @@ abstract class RelayContractSupport extends DatabaseFixture {
     return dsl.transactionResult(tx -> writer.write(tx.dsl(), aggregate, topic, payload));
   }
 
-  OutboxMessageRecord row(String id) {
-    return dsl.selectFrom(OUTBOX_MESSAGE).where(OUTBOX_MESSAGE.ID.eq(id)).fetchSingle();
+  /**
+   * Writes a row of outbox_message, as the row-state store holds a message on every database (on
+   * PostgreSQL: a copy from the event log): for a test that claims with the repository itself.
+   * Returns its id.
+   */
+  String writeRow(String aggregate, String topic, Object payload) {
+    long seq = new RowWriter(dsl, clock).write(aggregate, topic, payload);
+    return dsl.select(OUTBOX_MESSAGE.ID)
+        .from(OUTBOX_MESSAGE)
+        .where(OUTBOX_MESSAGE.SEQ.eq(seq))
+        .fetchSingle(OUTBOX_MESSAGE.ID);
+  }
+
+  /** Message {@code id}, wherever the database keeps it (see {@link MessageRow}). */
+  MessageRow row(String id) {
+    return MessageRow.of(dsl, clock, id);
+  }
+
+  /**
+   * When the lease that holds message {@code id} runs out: its row's, or for a message of
+   * PostgreSQL's event log the lease of its shard (a relay leases whole shards); null when none.
+   */
+  Instant leaseOf(String id) {
+    MessageRow r = row(id);
+    if (r.hasRow()) {
+      return r.getLockedUntil();
+    }
+    return dsl.select(OUTBOX_SHARD.LEASE_UNTIL)
+        .from(OUTBOX_SHARD)
+        .where(OUTBOX_SHARD.SHARD.eq(EventShards.of(r.getAggregate())))
+        .fetchOne(OUTBOX_SHARD.LEASE_UNTIL);
+  }
+
+  /** The messages of the outbox, wherever the database keeps them. */
+  StoredMessages stored() {
+    return StoredMessages.of(dsl, clock);
   }
 
   /** Waits for {@code latch} like a handler that ignores interrupts (it refuses to stop). */

@@ -1,14 +1,13 @@
 package dev.jooqoutbox.relay;
 
 import static dev.jooqoutbox.schema.Tables.INBOX_MESSAGE;
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.jooqoutbox.Inbox;
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.MessageRow;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,8 +57,8 @@ abstract class RelayDeliveryContract extends RelayContractSupport {
     assertThat(seen.get(2).aggregate()).isEqualTo("order-1");
     assertThat(seen.get(2).topic()).isEqualTo("orders");
     for (String id : ids) {
-      OutboxMessageRecord row = row(id);
-      assertThat(row.getSentAt()).isEqualTo(clock.instant());
+      MessageRow row = row(id);
+      row.assertSentAt(clock.instant());
       assertThat(row.getAttempts()).isEqualTo(1);
       assertThat(row.getClaimToken()).isNull();
       assertThat(row.getLockedUntil()).isNull();
@@ -90,9 +89,9 @@ abstract class RelayDeliveryContract extends RelayContractSupport {
     assertThat(relay.topics()).containsExactly("orders");
     assertThat(relay.drainOnce(100)).isEqualTo(1);
     assertThat(seen).extracting(OutboxMessage::id).containsExactly(mine);
-    OutboxMessageRecord untouched = row(theirs);
+    MessageRow untouched = row(theirs);
     assertThat(untouched.getAttempts()).isZero();
-    assertThat(untouched.getSentAt()).isNull();
+    assertThat(untouched.isSent()).isFalse();
   }
 
   @Test
@@ -113,7 +112,7 @@ abstract class RelayDeliveryContract extends RelayContractSupport {
     assertThat(relay.drainOnce(100)).isZero();
 
     assertThat(seen).extracting(OutboxMessage::id).containsExactly(committed);
-    assertThat(dsl.fetchCount(OUTBOX_MESSAGE)).isEqualTo(1);
+    assertThat(stored().count()).isEqualTo(1);
   }
 
   @Test
@@ -140,7 +139,7 @@ abstract class RelayDeliveryContract extends RelayContractSupport {
     // Written after the rolled-back one: once it is delivered, the rolled-back one had its chance.
     committed.add(write("order-3", "orders", Map.of("n", 4)));
 
-    await().atMost(Duration.ofSeconds(10)).until(() -> repository.pendingCount() == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> stored().notSent() == 0);
     assertThat(seen)
         .extracting(OutboxMessage::id)
         .containsExactlyInAnyOrderElementsOf(committed)
@@ -149,7 +148,7 @@ abstract class RelayDeliveryContract extends RelayContractSupport {
         .filteredOn(m -> m.aggregate().equals("order-1"))
         .extracting(m -> m.payload().get("n").asInt())
         .containsExactly(1, 3);
-    assertThat(dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNotNull())).isEqualTo(4);
+    assertThat(stored().sent()).isEqualTo(4);
   }
 
   @Test

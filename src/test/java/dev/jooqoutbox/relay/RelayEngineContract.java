@@ -1,13 +1,14 @@
 package dev.jooqoutbox.relay;
 
 import static dev.jooqoutbox.relay.RelayLeaseAndShutdownContract.counter;
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.jooqoutbox.MessageStatus;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.testing.BulkMessages;
 import dev.jooqoutbox.testing.ManualTimers;
+import dev.jooqoutbox.testing.StoredMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -112,10 +113,10 @@ abstract class RelayEngineContract extends RelayContractSupport {
     timers.advance(lease.multipliedBy(3));
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 1);
-    assertThat(row(slow).getLockedUntil()).isAfter(clock.instant());
+        .until(() -> healthy.stream().allMatch(id -> deliveries.containsKey(id)));
+    assertThat(leaseOf(slow)).isAfter(clock.instant());
     releaseSlow.countDown();
-    await().atMost(Duration.ofSeconds(10)).until(() -> row(slow).getSentAt() != null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(slow).isSent());
 
     assertThat(deliveries.get(slow)).hasValue(1);
     for (String id : healthy) {
@@ -126,7 +127,8 @@ abstract class RelayEngineContract extends RelayContractSupport {
 
   @Test
   void aDeadRelaysLeaseStillRunsOut() {
-    String id = write("a", "orders", Map.of("n", 1));
+    // A row, claimed by the repository itself (EventLogContract has the event log's crashes).
+    String id = writeRow("a", "orders", Map.of("n", 1));
     // A relay that claimed and died: no heartbeat extends its lease.
     assertThat(repository.claim(Set.of("orders"), 10, Duration.ofSeconds(30), "dead", START))
         .hasSize(1);
@@ -137,7 +139,7 @@ abstract class RelayEngineContract extends RelayContractSupport {
     clock.advance(Duration.ofSeconds(30));
     assertThat(relay.drainOnce(10)).isOne();
     assertThat(delivered).extracting(OutboxMessage::attempt).containsExactly(2);
-    assertThat(row(id).getSentAt()).isNotNull();
+    assertThat(row(id).isSent()).isTrue();
   }
 
   @Test
@@ -165,16 +167,16 @@ abstract class RelayEngineContract extends RelayContractSupport {
     Instant started = clock.instant();
     relay.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> entered.getCount() == 0);
-    assertThat(row(id).getLockedUntil()).isEqualTo(started.plus(lease));
+    assertThat(leaseOf(id)).isEqualTo(started.plus(lease));
 
     timers.advance(Duration.ofMillis(150));
-    assertThat(row(id).getLockedUntil()).as("before a sixth").isEqualTo(started.plus(lease));
+    assertThat(leaseOf(id)).as("before a sixth").isEqualTo(started.plus(lease));
     timers.advance(Duration.ofMillis(100));
-    assertThat(row(id).getLockedUntil())
+    assertThat(leaseOf(id))
         .as("extended by the beat at a sixth, 200 ms")
         .isEqualTo(started.plus(Duration.ofMillis(200)).plus(lease));
     release.countDown();
-    await().atMost(Duration.ofSeconds(10)).until(() -> row(id).getSentAt() != null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> row(id).isSent());
   }
 
   @Test
@@ -202,22 +204,23 @@ abstract class RelayEngineContract extends RelayContractSupport {
     await().atMost(Duration.ofSeconds(20)).until(() -> calls.get() >= 100);
     relay.close();
 
+    List<StoredMessages.Stored> all = stored().all();
     List<String> sent =
-        dsl.select(OUTBOX_MESSAGE.ID)
-            .from(OUTBOX_MESSAGE)
-            .where(OUTBOX_MESSAGE.SENT_AT.isNotNull())
-            .fetch(OUTBOX_MESSAGE.ID);
+        all.stream()
+            .filter(m -> m.status() == MessageStatus.SENT)
+            .map(StoredMessages.Stored::id)
+            .toList();
     // Every success reached before close() returned is written: none is lost in the completer.
     assertThat(sent).containsExactlyInAnyOrderElementsOf(succeeded);
     // Everything else is back to pending, unleased, its attempt given back.
-    assertThat(
-            dsl.fetchCount(
-                OUTBOX_MESSAGE,
-                OUTBOX_MESSAGE
-                    .SENT_AT
-                    .isNull()
-                    .and(OUTBOX_MESSAGE.CLAIM_TOKEN.isNotNull().or(OUTBOX_MESSAGE.ATTEMPTS.ne(0)))))
-        .isZero();
+    assertThat(all)
+        .filteredOn(m -> m.status() != MessageStatus.SENT)
+        .allSatisfy(
+            m -> {
+              assertThat(m.status()).isEqualTo(MessageStatus.PENDING);
+              assertThat(m.state().leasedUntil()).isNull();
+              assertThat(m.attempts()).isZero();
+            });
     assertThat(sent.size()).isLessThan(400);
   }
 
@@ -246,7 +249,7 @@ abstract class RelayEngineContract extends RelayContractSupport {
     List<long[]> counts = new ArrayList<>(); // {nanoTime, pending}
     boolean purgedWhileBusy = false;
     long pending;
-    while ((pending = dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull())) > 100) {
+    while ((pending = stored().notSent()) > 100) {
       long now = System.nanoTime();
       counts.add(new long[] {now, pending});
       double gauge = registry.find("outbox.pending").gauge().value();
@@ -264,11 +267,14 @@ abstract class RelayEngineContract extends RelayContractSupport {
       if (counts.size() > 30) { // past the first 1.5 s, when the gauge may not be set yet
         assertThat(gauge).isBetween((double) recentMin - 20, (double) recentMax + 20);
       }
-      purgedWhileBusy |= dsl.fetchCount(OUTBOX_MESSAGE) < 600;
+      purgedWhileBusy |= stored().count() < 600;
       sleepMillis(50);
     }
     assertThat(seen).hasSizeGreaterThanOrEqualTo(3);
-    assertThat(purgedWhileBusy).as("purge ran during the drain").isTrue();
+    if (!repository.appendsEvents()) {
+      // PostgreSQL's event log drops whole partitions instead (EventRetentionTest).
+      assertThat(purgedWhileBusy).as("purge ran during the drain").isTrue();
+    }
   }
 
   @Test
@@ -319,9 +325,7 @@ abstract class RelayEngineContract extends RelayContractSupport {
                   .build());
       relay.start();
 
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 0);
+      await().atMost(Duration.ofSeconds(30)).until(() -> stored().notSent() == 0);
     } finally {
       broker.shutdownNow();
     }
@@ -348,12 +352,12 @@ abstract class RelayEngineContract extends RelayContractSupport {
                 .build());
 
     assertThat(relay.drainOnce(10)).isOne();
-    assertThat(row(id).getSentAt()).isNull();
+    assertThat(row(id).isSent()).isFalse();
     assertThat(row(id).getLastError()).contains("maximum handling time");
     assertThat(registry.find("outbox.relay.timeouts").counter().count()).isOne();
     clock.advance(Duration.ofMinutes(1));
     assertThat(relay.drainOnce(10)).isOne();
-    assertThat(row(id).getSentAt()).isNotNull();
+    assertThat(row(id).isSent()).isTrue();
     assertThat(counter(registry, "sent", "orders")).isOne();
   }
 
@@ -398,7 +402,7 @@ abstract class RelayEngineContract extends RelayContractSupport {
         .until(
             () -> {
               held.forEach(f -> f.complete(null));
-              return dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 0;
+              return stored().notSent() == 0;
             });
     assertThat(held).hasSize(messages);
   }

@@ -3,7 +3,7 @@ package dev.jooqoutbox.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jooqoutbox.OutboxMessage;
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.MessageRow;
 import dev.jooqoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.DistributionSummary;
 import java.time.Duration;
@@ -76,17 +76,17 @@ abstract class RelayLaneContract extends RelayContractSupport {
 
     assertThat(relay.drainOnce(100)).isEqualTo(3); // two sent, one retried; two given back
     assertThat(calls).containsExactly("0#1", "1#1", "2#1");
-    assertThat(row(ids.get(0)).getSentAt()).isNotNull();
-    assertThat(row(ids.get(1)).getSentAt()).isNotNull();
-    OutboxMessageRecord failed = row(ids.get(2));
-    assertThat(failed.getSentAt()).isNull();
+    assertThat(row(ids.get(0)).isSent()).isTrue();
+    assertThat(row(ids.get(1)).isSent()).isTrue();
+    MessageRow failed = row(ids.get(2));
+    assertThat(failed.isSent()).isFalse();
     assertThat(failed.getAttempts()).isOne();
     assertThat(failed.getLastError()).contains("fails once");
     for (String rest : ids.subList(3, 5)) {
-      OutboxMessageRecord row = row(rest);
+      MessageRow row = row(rest);
       assertThat(row.getAttempts()).as("given back without using an attempt").isZero();
       assertThat(row.getClaimToken()).isNull();
-      assertThat(row.getSentAt()).isNull();
+      assertThat(row.isSent()).isFalse();
     }
 
     // The failed message blocks its aggregate until its retry; then the lane resumes in order.

@@ -1,9 +1,7 @@
 package dev.jooqoutbox.relay;
 
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.jooq.impl.DSL.max;
 
 import dev.jooqoutbox.testing.BulkMessages;
 import dev.jooqoutbox.testing.TestDatabase;
@@ -91,10 +89,7 @@ abstract class RelayManyRelaysContract extends RelayContractSupport {
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(100))
-        .until(
-            () ->
-                delivered.get() >= MESSAGES
-                    && dsl.fetchCount(OUTBOX_MESSAGE, OUTBOX_MESSAGE.SENT_AT.isNull()) == 0);
+        .until(() -> delivered.get() >= MESSAGES && stored().notSent() == 0);
     long relayMillis = (System.nanoTime() - relayStart) / 1_000_000;
     relays.forEach(OutboxRelay::close);
     System.out.printf(
@@ -108,9 +103,7 @@ abstract class RelayManyRelaysContract extends RelayContractSupport {
     List<Integer> expected = IntStream.range(0, PER_AGGREGATE).boxed().toList();
     seenPerAggregate.forEach(
         (aggregate, ns) -> assertThat(ns).as(aggregate).containsExactlyElementsOf(expected));
-    assertThat(dsl.select(max(OUTBOX_MESSAGE.ATTEMPTS)).from(OUTBOX_MESSAGE).fetchOne(0, int.class))
-        .as("no message needed a second attempt")
-        .isEqualTo(1);
+    assertThat(stored().maxAttempts()).as("no message needed a second attempt").isEqualTo(1);
   }
 
   /**

@@ -7,7 +7,7 @@ import dev.jooqoutbox.MessageStatus;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxMessage;
 import dev.jooqoutbox.UnknownOutcome;
-import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.MessageRow;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -55,15 +55,15 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
     drainOverDays(relay, 5);
 
     assertThat(delivered).containsExactlyInAnyOrder(charge, other);
-    OutboxMessageRecord held = row(charge);
+    MessageRow held = row(charge);
     assertThat(held.getOutcomeUnknownAt()).isEqualTo(START);
     assertThat(held.getRemoteRef()).isEqualTo("ch_42");
-    assertThat(held.getSentAt()).isNull();
+    assertThat(held.isSent()).isFalse();
     assertThat(held.getDeadAt()).isNull();
     assertThat(held.getAttempts()).isEqualTo(1);
     assertThat(held.getLastError()).contains("OutcomeUnknownException: timed out after sending");
     assertThat(row(after).getAttempts()).as("blocked behind the unknown one").isZero();
-    assertThat(row(other).getSentAt()).isNotNull();
+    assertThat(row(other).isSent()).isTrue();
 
     OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
     assertThat(admin.message(charge).orElseThrow().status())
@@ -118,7 +118,7 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
                 .build());
 
     relay.drainOnce(100);
-    OutboxMessageRecord dead = row(refused);
+    MessageRow dead = row(refused);
     assertThat(dead.getDeadAt()).isEqualTo(START);
     assertThat(dead.getAttempts()).isEqualTo(1);
     assertThat(dead.getLastError())
@@ -128,7 +128,7 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
     assertThat(counter(registry, "failed", "payments")).isZero();
 
     relay.drainOnce(100); // the dead one no longer blocks its aggregate
-    assertThat(row(next).getSentAt()).isNotNull();
+    assertThat(row(next).isSent()).isTrue();
   }
 
   @Test
@@ -151,7 +151,7 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
 
     for (int round = 1; round <= 3; round++) {
       assertThat(relay.drainOnce(100)).isEqualTo(1);
-      OutboxMessageRecord r = row(id);
+      MessageRow r = row(id);
       assertThat(r.getAvailableAt()).isEqualTo(clock.instant().plusSeconds(30));
       assertThat(r.getAttempts()).as("the attempt is given back").isZero();
       assertThat(r.getLastError()).isNull();
@@ -162,7 +162,7 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
     assertThat(relay.drainOnce(100)).isEqualTo(1);
 
     assertThat(attempts).containsExactly(1, 1, 1, 1);
-    assertThat(row(id).getSentAt()).isNotNull();
+    assertThat(row(id).isSent()).isTrue();
     assertThat(row(id).getDeadAt()).isNull();
     assertThat(counter(registry, "rescheduled", "rates")).isEqualTo(3);
     assertThat(counter(registry, "failed", "rates")).isZero();
@@ -186,7 +186,7 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
     assertThat(row(id).getAvailableAt()).isEqualTo(at);
     clock.set(at);
     relay.drainOnce(100);
-    assertThat(row(id).getSentAt()).isEqualTo(at);
+    row(id).assertSentAt(at);
   }
 
   @Test
@@ -230,7 +230,8 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
    */
   @Test
   void aRelayKilledBetweenTheUnknownAndItsSettleLeavesTheMessageToBeDeliveredAgain() {
-    String id = write("card-1", "payments", Map.of("n", 1));
+    // A row, claimed by the repository itself (EventLogContract has the event log's crashes).
+    String id = writeRow("card-1", "payments", Map.of("n", 1));
     List<OutboxMessage> killed =
         repository.claim(Set.of("payments"), 10, Duration.ofSeconds(30), "killed", START);
     assertThat(killed).extracting(OutboxMessage::id).containsExactly(id);
@@ -245,6 +246,6 @@ abstract class RelayOutcomesContract extends RelayContractSupport {
     clock.advance(Duration.ofSeconds(1));
     assertThat(next.drainOnce(100)).isEqualTo(1);
     assertThat(attempts).containsExactly(2);
-    assertThat(row(id).getSentAt()).isNotNull();
+    assertThat(row(id).isSent()).isTrue();
   }
 }

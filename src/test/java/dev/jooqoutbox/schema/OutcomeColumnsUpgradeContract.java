@@ -3,7 +3,6 @@ package dev.jooqoutbox.schema;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.relay.OutboxRelay;
 import dev.jooqoutbox.testing.EmptyDatabasePerTest;
@@ -15,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.jooq.Result;
 import org.junit.jupiter.api.Test;
 
@@ -39,13 +37,8 @@ abstract class OutcomeColumnsUpgradeContract extends EmptyDatabasePerTest {
   void messagesWrittenBeforeTheChangeAreDeliveredAfterIt() throws Exception {
     TestChangelogs.update(db.dataSource(), RELEASED_CHANGELOG);
     MutableClock clock = new MutableClock(T);
-    Outbox outbox = Outbox.builder(dsl).clock(clock).notifyOnWrite(false).build();
-    List<String> written = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
-      String aggregate = "acct-" + (i % 3);
-      written.add(
-          dsl.transactionResult(tx -> outbox.write(tx.dsl(), aggregate, "up", Map.of("n", 0))));
-    }
+    // Rows of outbox_message, as the release wrote them: acct-0, acct-1, acct-2 in turn.
+    List<String> written = ReleasedSchema.writeInTurn(dsl, clock, 6, 3);
     // One leased by a relay that then died, one backing off after a failed attempt.
     ReleasedSchema.leaseOldest(dsl, "acct-0", "died", T.plusSeconds(60));
     long failed = ReleasedSchema.leaseOldest(dsl, "acct-1", "failed", T.plusSeconds(60));

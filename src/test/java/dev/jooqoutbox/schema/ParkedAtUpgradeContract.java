@@ -4,7 +4,8 @@ import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.MessageState;
+import dev.jooqoutbox.MessageStatus;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
@@ -24,9 +25,10 @@ import org.junit.jupiter.api.Test;
 /**
  * An upgrade from the changelog released before {@code 007-parked-at}: messages written before it
  * (pending, leased by a relay that died, backing off, dead) keep every column they had and read as
- * never parked (a claim's floor waits for them, as before); a dead letter written before it and
- * requeued after it is parked, holds its aggregate back and everything is delivered, in order; the
- * rollback drops the column (and PostgreSQL's index of the parked rows) and keeps every row.
+ * never parked; a dead letter written before it and requeued after it is pending again, holds its
+ * aggregate back and everything is delivered, in order; the rollback drops the column (and
+ * PostgreSQL's index of the parked rows, which 009 dropped and its rollback creates again) and
+ * keeps every row.
  */
 abstract class ParkedAtUpgradeContract extends EmptyDatabasePerTest {
 
@@ -41,8 +43,7 @@ abstract class ParkedAtUpgradeContract extends EmptyDatabasePerTest {
   void messagesWrittenBeforeTheChangeAreDeliveredAfterItAndTheRollbackKeepsThem() throws Exception {
     TestChangelogs.update(db.dataSource(), RELEASED_CHANGELOG);
     MutableClock clock = new MutableClock(T);
-    Outbox outbox = Outbox.builder(dsl).clock(clock).notifyOnWrite(false).build();
-    List<String> written = ReleasedSchema.writeInTurn(dsl, outbox, 9, 3);
+    List<String> written = ReleasedSchema.writeInTurn(dsl, clock, 9, 3);
     // acct-0's first dead, acct-1's first leased by a relay that died, acct-2's backing off.
     JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
     var first = repository.claim(Set.of("up"), 3, Duration.ofSeconds(60), "old", T);
@@ -59,8 +60,15 @@ abstract class ParkedAtUpgradeContract extends EmptyDatabasePerTest {
     clock.advance(Duration.ofMinutes(2));
     OutboxAdmin admin = OutboxAdmin.create(dsl, clock);
     assertThat(admin.requeue(written.get(0))).isTrue();
+    // Pending again from now, first of its aggregate. This release writes parked_at no more (the
+    // claim's floor that read it went with PostgreSQL's event log, 009, on every database): the
+    // requeue parks nothing, and the order below is what holds the aggregate back.
+    MessageState requeued = admin.message(written.get(0)).orElseThrow();
+    assertThat(requeued.status()).isEqualTo(MessageStatus.PENDING);
+    assertThat(requeued.attempts()).isZero();
+    assertThat(requeued.availableAt()).isEqualTo(clock.instant());
     assertThat(dsl.fetchValue(OUTBOX_MESSAGE.PARKED_AT, OUTBOX_MESSAGE.ID.eq(written.get(0))))
-        .isEqualTo(clock.instant());
+        .isNull();
     List<String> delivered = ReleasedSchema.deliver(dsl, clock, 9);
     assertThat(delivered).containsExactlyInAnyOrderElementsOf(written);
     for (int a = 0; a < 3; a++) {
@@ -71,7 +79,8 @@ abstract class ParkedAtUpgradeContract extends EmptyDatabasePerTest {
     }
 
     Result<?> upgraded = rowsBefore007();
-    OutboxSchema.rollback(db.dataSource(), 2); // 008, then 007
+    // 008, then 007; on PostgreSQL 009 (the event log) first.
+    OutboxSchema.rollback(db.dataSource(), kind == TestDatabase.Kind.POSTGRES ? 3 : 2);
 
     assertThat(TestChangelogs.applied(dsl)).noneMatch(id -> id.startsWith("007-"));
     assertThat(rowsBefore007()).as("rows after the rollback").isEqualTo(upgraded);

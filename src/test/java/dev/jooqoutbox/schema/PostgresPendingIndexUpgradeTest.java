@@ -3,7 +3,6 @@ package dev.jooqoutbox.schema;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
@@ -53,8 +52,7 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
     TestChangelogs.update(db.dataSource(), RELEASED_CHANGELOG);
     assertThat(indexDefinitions()).contains(format(OLD_PENDING), format(OLD_SENT_AT));
     MutableClock clock = new MutableClock(T);
-    Outbox outbox = Outbox.builder(dsl).clock(clock).notifyOnWrite(false).build();
-    List<String> written = ReleasedSchema.writeInTurn(dsl, outbox, 9, 3);
+    List<String> written = ReleasedSchema.writeInTurn(dsl, clock, 9, 3);
     // Two sent a day ago, one dead, one leased by a relay that died, one backing off.
     JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
     var first = repository.claim(Set.of("up"), 3, Duration.ofSeconds(60), "old", T);
@@ -75,7 +73,8 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
         .endsWith(
             "006-pending-index-order-postgresql",
             "007-parked-at-postgresql",
-            "008-paused-topic-postgresql");
+            "008-paused-topic-postgresql",
+            "009-event-log-postgresql");
     assertThat(indexDefinitions())
         .contains(format(NEW_PENDING))
         .doesNotContain(format(OLD_PENDING), format(OLD_SENT_AT))
@@ -98,7 +97,7 @@ class PostgresPendingIndexUpgradeTest extends EmptyDatabasePerTest {
 
     Result<?> upgraded =
         dsl.select(BEFORE_007).from(OUTBOX_MESSAGE).orderBy(OUTBOX_MESSAGE.SEQ).fetch();
-    OutboxSchema.rollback(db.dataSource(), 3); // 008, 007, then 006
+    OutboxSchema.rollback(db.dataSource(), 4); // 009, 008, 007, then 006
 
     assertThat(TestChangelogs.applied(dsl)).doesNotContain("006-pending-index-order-postgresql");
     assertThat(indexDefinitions())

@@ -2,7 +2,8 @@ package dev.jooqoutbox.testing;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
-import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
+import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.relay.OutboxRelay;
 import java.time.Clock;
 import java.time.Instant;
@@ -42,16 +43,22 @@ public final class ReleasedSchema {
   }
 
   /**
-   * Writes {@code count} messages of topic "up" through {@code outbox}, taking the aggregates
-   * acct-0 to acct-({@code aggregates} - 1) in turn, each in its own transaction; returns their
-   * ids.
+   * Writes {@code count} messages of topic "up" as rows of outbox_message, as every release before
+   * the event log (009) wrote them, taking the aggregates acct-0 to acct-({@code aggregates} - 1)
+   * in turn, each in its own transaction at {@code clock}'s time; returns their ids.
    */
-  public static List<String> writeInTurn(DSLContext dsl, Outbox outbox, int count, int aggregates) {
+  public static List<String> writeInTurn(DSLContext dsl, Clock clock, int count, int aggregates) {
+    JooqOutboxRepository repository = new JooqOutboxRepository(dsl);
     List<String> written = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       String aggregate = "acct-" + (i % aggregates);
-      written.add(
-          dsl.transactionResult(tx -> outbox.write(tx.dsl(), aggregate, "up", Map.of("n", 0))));
+      String id = java.util.UUID.randomUUID().toString();
+      Instant now = clock.instant();
+      dsl.transaction(
+          tx ->
+              repository.insert(
+                  tx.dsl(), new NewMessage(id, aggregate, "up", "{\"n\":0}", Map.of(), now, now)));
+      written.add(id);
     }
     return written;
   }

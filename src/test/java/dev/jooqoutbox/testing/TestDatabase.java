@@ -157,6 +157,21 @@ public final class TestDatabase implements AutoCloseable {
     dsl.deleteFrom(Tables.OUTBOX_MESSAGE).execute();
     dsl.deleteFrom(Tables.INBOX_MESSAGE).execute();
     dsl.deleteFrom(Tables.OUTBOX_PAUSED_TOPIC).execute();
+    if (kind == Kind.POSTGRES) {
+      // The event log (changeset 009): no message, no relay, every shard unread.
+      dsl.truncate(Tables.OUTBOX_EVENT).execute();
+      dsl.deleteFrom(Tables.OUTBOX_EVENT_KEY).execute();
+      dsl.deleteFrom(Tables.OUTBOX_RELAY).execute();
+      dsl.update(Tables.OUTBOX_SHARD)
+          .set(Tables.OUTBOX_SHARD.RELAY_ID, (String) null)
+          .set(Tables.OUTBOX_SHARD.LEASE_UNTIL, (java.time.Instant) null)
+          .set(Tables.OUTBOX_SHARD.LOWER_SNAPSHOT, "1:1:")
+          .set(Tables.OUTBOX_SHARD.UPPER_SNAPSHOT, (String) null)
+          .set(Tables.OUTBOX_SHARD.AFTER_TXID, (Long) null)
+          .set(Tables.OUTBOX_SHARD.AFTER_SEQ, (Long) null)
+          .set(Tables.OUTBOX_SHARD.READ_MARK, (Long) null)
+          .execute();
+    }
   }
 
   @Override

@@ -13,6 +13,7 @@ import dev.jooqoutbox.OutboxStats;
 import dev.jooqoutbox.PurgeResult;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.RowWriter;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -181,6 +182,37 @@ abstract class AdminRowsContract extends DatabaseFixture {
 
   // ---------------------------------------------------------------- purge and stats
 
+  /**
+   * The product's rule for a caller's id (guarantees.md): an idempotency key within the retention
+   * window. While its sent row is kept, a rewrite with other content is refused; once the purge
+   * deleted it, the id is forgotten and the same id is a new message.
+   */
+  @Test
+  void aPurgedIdIsForgottenAndMayBeWrittenAgain() {
+    NewMessage first =
+        new NewMessage(
+            "order-7", "a", "t", "{\"n\":1}", Map.of(), clock.instant(), clock.instant());
+    NewMessage other =
+        new NewMessage(
+            "order-7", "a", "t", "{\"n\":2}", Map.of(), clock.instant(), clock.instant());
+    assertThat(insert(first)).isTrue();
+    List<OutboxMessage> claimed = claimAll("token-1");
+    repository.markSent("token-1", List.of(claimed.get(0).seq()), clock.instant());
+    assertThat(insert(other)).as("kept: the id is taken").isFalse();
+
+    clock.advance(Duration.ofHours(1));
+    repository.purge(clock.instant(), 10);
+
+    assertThat(insert(other)).as("purged: the id is forgotten").isTrue();
+    assertThat(db.dsl().fetchValue(OUTBOX_MESSAGE.PAYLOAD, OUTBOX_MESSAGE.ID.eq("order-7")).data())
+        .contains("2");
+  }
+
+  private boolean insert(NewMessage message) {
+    Boolean inserted = db.dsl().transactionResult(tx -> repository.insert(tx.dsl(), message));
+    return inserted;
+  }
+
   @Test
   void purgeDeletesOldSentAndInboxRowsInBatchesAndKeepsTheRest() {
     // Seven sent at START, two sent an hour later, a dead letter, pending and leased rows.
@@ -330,15 +362,8 @@ abstract class AdminRowsContract extends DatabaseFixture {
     return claimed.get(0);
   }
 
+  /** A row of outbox_message, which these operator queries read on every database. */
   private long write(String aggregate, String topic) {
-    String id =
-        db.dsl()
-            .transactionResult(
-                tx -> outbox.write(tx.dsl(), aggregate, topic, Map.of("secret", aggregate)));
-    return db.dsl()
-        .select(OUTBOX_MESSAGE.SEQ)
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.ID.eq(id))
-        .fetchSingle(OUTBOX_MESSAGE.SEQ);
+    return new RowWriter(db.dsl(), clock).write(aggregate, topic, Map.of("secret", aggregate));
   }
 }

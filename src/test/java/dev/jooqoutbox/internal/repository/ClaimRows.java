@@ -2,8 +2,8 @@ package dev.jooqoutbox.internal.repository;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
+import dev.jooqoutbox.testing.RowWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -17,24 +17,21 @@ import org.jooq.impl.DSL;
 final class ClaimRows {
 
   private final DSLContext dsl;
-  private final Outbox outbox;
+  private final RowWriter writer;
 
-  ClaimRows(DSLContext dsl, Outbox outbox) {
+  ClaimRows(DSLContext dsl, java.time.Clock clock) {
     this.dsl = dsl;
-    this.outbox = outbox;
+    this.writer = new RowWriter(dsl, clock);
   }
 
-  /** Writes one message in its own transaction; returns its seq. */
+  /** Writes one message (a row of outbox_message) in its own transaction; returns its seq. */
   long write(String aggregate, String topic) {
-    return seqOfId(
-        dsl.transactionResult(tx -> outbox.write(tx.dsl(), aggregate, topic, Map.of("n", 1))));
+    return writer.write(aggregate, topic, Map.of("n", 1));
   }
 
   /** Writes one message of topic "t" available {@code delay} from now; returns its seq. */
   long writeDelayed(String aggregate, Duration delay) {
-    return seqOfId(
-        dsl.transactionResult(
-            tx -> outbox.message(aggregate, "t", Map.of("n", 1)).delay(delay).write(tx.dsl())));
+    return writer.write(aggregate, "t", Map.of("n", 1), delay);
   }
 
   long seqOfId(String id) {

@@ -222,7 +222,7 @@ abstract class ConcurrentClaimContract extends DatabaseFixture {
   private Map<Long, String> insertBacklog() {
     Random random = new Random(42);
     Instant created = Instant.now().minusSeconds(60);
-    BulkMessages.insert(
+    BulkMessages.insertRows(
         db.dsl(),
         MESSAGES,
         i ->

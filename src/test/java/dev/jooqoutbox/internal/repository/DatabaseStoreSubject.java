@@ -2,12 +2,12 @@ package dev.jooqoutbox.internal.repository;
 
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
-import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.schema.tables.records.OutboxMessageRecord;
 import dev.jooqoutbox.testing.DatabaseFixture;
 import dev.jooqoutbox.testing.ModelRow;
 import dev.jooqoutbox.testing.MutableClock;
+import dev.jooqoutbox.testing.RowWriter;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.Map;
@@ -18,7 +18,7 @@ final class DatabaseStoreSubject implements StoreSubject {
   private final TestDatabase db;
   private final RelayStore store;
   private MutableClock clock;
-  private Outbox outbox;
+  private RowWriter writer;
 
   DatabaseStoreSubject(TestDatabase.Kind kind) {
     this.db = TestDatabase.migrated(kind);
@@ -38,16 +38,9 @@ final class DatabaseStoreSubject implements StoreSubject {
 
   @Override
   public long write(String aggregate, String topic, Duration delay) {
-    String id =
-        db.dsl()
-            .transactionResult(
-                tx ->
-                    outbox.message(aggregate, topic, Map.of("n", 1)).delay(delay).write(tx.dsl()));
-    return db.dsl()
-        .select(OUTBOX_MESSAGE.SEQ)
-        .from(OUTBOX_MESSAGE)
-        .where(OUTBOX_MESSAGE.ID.eq(id))
-        .fetchSingle(OUTBOX_MESSAGE.SEQ);
+    // A row of outbox_message on every database: this store is the row-state one (on PostgreSQL,
+    // the store of the event log's copies; EventLogContract covers the log).
+    return writer.write(aggregate, topic, Map.of("n", 1), delay);
   }
 
   @Override
@@ -90,7 +83,7 @@ final class DatabaseStoreSubject implements StoreSubject {
   public void reset() {
     db.truncate();
     clock = new MutableClock(DatabaseFixture.START);
-    outbox = Outbox.builder(db.dsl()).clock(clock).build();
+    writer = new RowWriter(db.dsl(), clock);
   }
 
   @Override

@@ -119,30 +119,6 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
         .doesNotContain("ix_outbox_message_pending on outbox_message h");
   }
 
-  @Test
-  @Order(7)
-  void fromAHorizonFloorTheProbesStartAtTheFloorAndReadTheRequeuedRowsFromTheirOwnIndex() {
-    long floor = DeepOutbox.floor(dsl);
-    String runs =
-        dsl.explain(WindowRuns.runs(dialect(), TOPICS, 100, 5, floor, NOW, HeldClaims.NONE, floor))
-            .plan();
-    System.out.println("PLAN runs\n" + runs);
-    assertRunsPlan(runs, floor);
-    String heads = dsl.explain(dialect().headSeqs(ClaimQueries.headScanBound(100), floor)).plan();
-    System.out.println("PLAN heads\n" + heads);
-    assertThat(heads)
-        .as("head scan plan:%n%s", heads)
-        .contains("Index Cond: (ROW(aggregate, seq) >= ROW(agg.aggregate, ")
-        .contains("ix_outbox_message_parked on outbox_message h_r")
-        .doesNotContain("Seq Scan");
-    String requeued = dsl.explain(HeadQueries.parkedHeadsBelow(floor)).plan();
-    System.out.println("PLAN requeued\n" + requeued);
-    assertThat(requeued)
-        .as("requeued heads plan:%n%s", requeued)
-        .contains("ix_outbox_message_parked on outbox_message r")
-        .doesNotContain("Seq Scan");
-  }
-
   // ---------------------------------------------------------------- checks
 
   @Override
@@ -189,19 +165,11 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
         .contains("Index Only Scan Backward using pk_outbox_message on outbox_message a")
         .doesNotContain("Seq Scan");
     // The oldest-pending gauge: the same first entry.
-    String gauge =
-        dsl.explain(BacklogQueries.oldestPendingCreatedAt(dialect(), Long.MIN_VALUE)).plan();
+    String gauge = dsl.explain(BacklogQueries.oldestPendingCreatedAt(dialect())).plan();
     assertThat(gauge)
         .as("oldest pending plan:%n%s", gauge)
         .contains("Index Scan using ix_outbox_message_pending on outbox_message p")
         .doesNotContain("pk_outbox_message")
-        .doesNotContain("Seq Scan");
-    // In a relay, read from its floor: the same index, from the floor's entry.
-    String fromFloor =
-        dsl.explain(BacklogQueries.oldestPendingCreatedAt(dialect(), DeepOutbox.floor(dsl))).plan();
-    assertThat(fromFloor)
-        .as("oldest pending from the floor plan:%n%s", fromFloor)
-        .contains("Index Scan using ix_outbox_message_pending on outbox_message p")
         .doesNotContain("Seq Scan");
 
     // Reconciliation and the unknown gauge read the (partial) unknown index only.
@@ -214,18 +182,6 @@ abstract class PostgresClaimPlans extends ClaimPlanContract {
           .contains("ix_outbox_message_unknown")
           .doesNotContain("Seq Scan");
     }
-  }
-
-  /** {@link #assertRunsPlan(String)} for probes that start at {@code floor}. */
-  private static void assertRunsPlan(String plan, long floor) {
-    assertThat(plan)
-        .as("runs plan:%n%s", plan)
-        .contains("Index Scan using ix_outbox_message_pending on outbox_message o")
-        .contains("Index Cond: (ROW(aggregate, seq) >= ROW(c.aggregate, ")
-        .contains("ix_outbox_message_parked on outbox_message older_r")
-        .doesNotContain("Seq Scan")
-        .doesNotContain("Bitmap")
-        .doesNotContain("pk_outbox_message");
   }
 
   private static void assertRunsPlan(String plan) {

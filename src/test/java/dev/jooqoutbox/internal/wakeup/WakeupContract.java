@@ -1,11 +1,11 @@
 package dev.jooqoutbox.internal.wakeup;
 
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.jooqoutbox.Outbox;
 import dev.jooqoutbox.testing.DatabaseFixture;
+import dev.jooqoutbox.testing.StoredMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -204,7 +204,7 @@ abstract class WakeupContract extends DatabaseFixture {
   }
 
   private int visibleMessages() {
-    // A connection of its own, outside the writer's transaction: it sees committed rows only.
-    return db.dsl().fetchCount(OUTBOX_MESSAGE);
+    // A connection of its own, outside the writer's transaction: it sees committed messages only.
+    return StoredMessages.of(db.dsl()).count();
   }
 }

@@ -1,16 +1,20 @@
 package dev.jooqoutbox.spring.app;
 
+import static dev.jooqoutbox.schema.Tables.OUTBOX_EVENT;
 import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
+import static dev.jooqoutbox.schema.Tables.OUTBOX_SHARD;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 
+import dev.jooqoutbox.MessageStatus;
 import dev.jooqoutbox.OutboxAdmin;
 import dev.jooqoutbox.spring.BootLine;
 import dev.jooqoutbox.spring.actuator.HealthProbe;
 import dev.jooqoutbox.spring.actuator.OutboxEndpoint;
+import dev.jooqoutbox.testing.StoredMessages;
 import dev.jooqoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,6 +94,11 @@ abstract class BootApplicationContract {
     return dsl().fetchCount(table(table));
   }
 
+  /** Whether message {@code id} is a row of outbox_message (every message but a log's one). */
+  private static boolean hasRow(String id) {
+    return dsl().fetchExists(OUTBOX_MESSAGE, OUTBOX_MESSAGE.ID.eq(id));
+  }
+
   @Test
   void anOrderWrittenInATransactionReachesTheLedgerOnceThroughTheInbox() {
     ConfigurableApplicationContext app = start();
@@ -103,15 +112,44 @@ abstract class BootApplicationContract {
     // A second delivery of a handled message (as after a crash before the relay recorded it):
     // the inbox drops it, the ledger keeps one row.
     String again = Listeners.LEDGER_CALLS.keySet().iterator().next();
-    dsl()
-        .update(OUTBOX_MESSAGE)
-        .setNull(OUTBOX_MESSAGE.SENT_AT)
-        .setNull(OUTBOX_MESSAGE.LOCKED_UNTIL)
-        .setNull(OUTBOX_MESSAGE.CLAIM_TOKEN)
-        .set(OUTBOX_MESSAGE.ATTEMPTS, 0)
-        .where(OUTBOX_MESSAGE.ID.eq(again))
-        .execute();
-    await().atMost(WAIT).until(() -> admin.pendingCount() == 0);
+    OutboxAdmin after;
+    if (db.kind() == TestDatabase.Kind.POSTGRES && !hasRow(again)) {
+      // PostgreSQL's event log records no state per message, only a position per shard (what a
+      // crash before it was written leaves behind): the application stops (its relay writes the
+      // positions and gives the shards back), the position of the message's shard goes back to
+      // the start, and the relay of the restarted application reads the shard, this message
+      // with it, again.
+      app.close();
+      dsl()
+          .update(OUTBOX_SHARD)
+          .set(OUTBOX_SHARD.LOWER_SNAPSHOT, "1:1:")
+          .setNull(OUTBOX_SHARD.UPPER_SNAPSHOT)
+          .setNull(OUTBOX_SHARD.AFTER_TXID)
+          .setNull(OUTBOX_SHARD.AFTER_SEQ)
+          .where(
+              OUTBOX_SHARD.SHARD.eq(
+                  dsl()
+                      .select(OUTBOX_EVENT.SHARD)
+                      .from(OUTBOX_EVENT)
+                      .where(OUTBOX_EVENT.ID.eq(again))))
+          .execute();
+      // Pending again, as the row of another database is once its sent_at is cleared.
+      assertThat(OutboxAdmin.create(dsl()).message(again).orElseThrow().status())
+          .isEqualTo(MessageStatus.PENDING);
+      after = start().getBean(OutboxAdmin.class);
+    } else {
+      dsl()
+          .update(OUTBOX_MESSAGE)
+          .setNull(OUTBOX_MESSAGE.SENT_AT)
+          .setNull(OUTBOX_MESSAGE.LOCKED_UNTIL)
+          .setNull(OUTBOX_MESSAGE.CLAIM_TOKEN)
+          .set(OUTBOX_MESSAGE.ATTEMPTS, 0)
+          .where(OUTBOX_MESSAGE.ID.eq(again))
+          .execute();
+      after = admin;
+    }
+    await().atMost(WAIT).until(() -> after.pendingCount() == 0);
+    assertThat(after.message(again).orElseThrow().status()).isEqualTo(MessageStatus.SENT);
     assertThat(count("ledger")).isEqualTo(10);
     assertThat(count("inbox_message")).isEqualTo(10);
   }
@@ -136,7 +174,7 @@ abstract class BootApplicationContract {
     orders.place("o-2", "customer-1", 6, "order.placed");
     await().atMost(WAIT).until(() -> count("ledger") == 1);
     assertThat(count("orders")).isEqualTo(1);
-    assertThat(dsl().fetchCount(OUTBOX_MESSAGE)).isEqualTo(1);
+    assertThat(StoredMessages.of(dsl()).count()).isEqualTo(1);
     assertThat(dsl().select(field("order_id")).from(table("ledger")).fetchOne(0)).isEqualTo("o-2");
   }
 
@@ -152,11 +190,10 @@ abstract class BootApplicationContract {
     Map<String, Integer> beforeRestart = Map.copyOf(Listeners.SHIPMENT_CALLS);
     assertThat(beforeRestart.values()).allMatch(calls -> calls == 1);
     List<String> sent =
-        dsl()
-            .select(OUTBOX_MESSAGE.ID)
-            .from(OUTBOX_MESSAGE)
-            .where(OUTBOX_MESSAGE.SENT_AT.isNotNull())
-            .fetch(OUTBOX_MESSAGE.ID);
+        StoredMessages.of(dsl()).all().stream()
+            .filter(m -> m.status() == MessageStatus.SENT)
+            .map(StoredMessages.Stored::id)
+            .toList();
     assertThat(sent).containsExactlyInAnyOrderElementsOf(beforeRestart.keySet());
     assertThat(sent).hasSizeLessThan(total); // the stop came with messages still to deliver
 
