@@ -1,9 +1,10 @@
 package com.example.shop;
 
 import static com.example.shop.db.Tables.ORDERS;
-import static dev.jooqoutbox.schema.Tables.OUTBOX_MESSAGE;
 
+import dev.jooqoutbox.MessageStatus;
 import dev.jooqoutbox.Outbox;
+import dev.jooqoutbox.OutboxAdmin;
 import org.jooq.DSLContext;
 
 /**
@@ -41,14 +42,14 @@ public final class OrderService {
         });
   }
 
-  /** The customer's messages not yet delivered (neither sent nor dead). */
-  public int undelivered(String customer) {
-    return dsl.fetchCount(
-        OUTBOX_MESSAGE,
-        OUTBOX_MESSAGE
-            .AGGREGATE
-            .eq(customer)
-            .and(OUTBOX_MESSAGE.SENT_AT.isNull())
-            .and(OUTBOX_MESSAGE.DEAD_AT.isNull()));
+  /**
+   * Whether the message {@code messageId} of an order is delivered, as the outbox's operator API
+   * tells (on every database, wherever it keeps the message).
+   */
+  public boolean delivered(String messageId) {
+    return OutboxAdmin.create(dsl)
+        .message(messageId)
+        .map(m -> m.status() == MessageStatus.SENT)
+        .orElse(false);
   }
 }
