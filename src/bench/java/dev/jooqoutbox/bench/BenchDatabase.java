@@ -196,6 +196,13 @@ final class BenchDatabase implements AutoCloseable {
     if (tableExists("txno_outbox")) {
       tables.add("txno_outbox");
     }
+    if (kind == Kind.POSTGRESQL) {
+      // The event log (changeset 009): no message, no relay, every shard unread.
+      tables.addAll(List.of("outbox_event", "outbox_event_key", "outbox_relay"));
+      execute(
+          "UPDATE outbox_shard SET relay_id = NULL, lease_until = NULL, lower_snapshot = '1:1:',"
+              + " upper_snapshot = NULL, after_txid = NULL, after_seq = NULL, read_mark = NULL");
+    }
     switch (kind) {
       case POSTGRESQL -> execute("TRUNCATE " + String.join(", ", tables));
       case MARIADB -> tables.forEach(t -> execute("TRUNCATE TABLE " + t));
@@ -277,6 +284,50 @@ final class BenchDatabase implements AutoCloseable {
       }
     } catch (SQLException e) {
       throw new IllegalStateException("bulk load failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * PostgreSQL: appends {@code count} messages to the event log as {@code Outbox.write} does (each
+   * message's key first, then the message with the seq and transaction id the key drew; the shard
+   * of each aggregate from {@code EventShards}), message {@code n} on aggregate {@code order-(n mod
+   * aggregates)}, in transactions of {@code perTransaction}.
+   */
+  void loadLog(int count, int aggregates, String tag, int perTransaction) {
+    Short[] shards = new Short[aggregates];
+    for (int a = 0; a < aggregates; a++) {
+      shards[a] = dev.jooqoutbox.internal.eventlog.EventShards.of("order-" + a);
+    }
+    long created = System.currentTimeMillis() - 120_000;
+    String sql =
+        "WITH k AS (INSERT INTO outbox_event_key (id, shard, created_at)"
+            + " SELECT ? || '-' || n, (?::smallint[])[(n % ?) + 1], ?"
+            + " FROM generate_series(?::int, ?::int) AS n ORDER BY n RETURNING id, seq, txid, shard)"
+            + " INSERT INTO outbox_event (seq, txid, shard, id, aggregate, topic, payload,"
+            + " created_at, available_at)"
+            + " SELECT k.seq, k.txid, k.shard, k.id,"
+            + " 'order-' || (split_part(k.id, '-', 2)::int % ?), ?,"
+            + " jsonb_build_object('orderId', split_part(k.id, '-', 2)::int, 'customer', 'c-' ||"
+            + " (split_part(k.id, '-', 2)::int % 1000), 'amount', '12.50', 'note', 'benchmark"
+            + " payload'), ?, ? FROM k ORDER BY k.seq";
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int from = 1; from <= count; from += perTransaction) {
+        int to = Math.min(count, from + perTransaction - 1);
+        ps.setString(1, tag);
+        ps.setArray(2, c.createArrayOf("smallint", shards));
+        ps.setInt(3, aggregates);
+        ps.setLong(4, created);
+        ps.setInt(5, from);
+        ps.setInt(6, to);
+        ps.setInt(7, aggregates);
+        ps.setString(8, TOPIC);
+        ps.setLong(9, created);
+        ps.setLong(10, created);
+        ps.executeUpdate();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("log load failed: " + e.getMessage(), e);
     }
   }
 

@@ -23,7 +23,7 @@ public final class BenchMain {
 
   /** Groups that measure something only PostgreSQL has, or that the issue asks of it alone. */
   private static final Set<String> POSTGRES_ONLY =
-      Set.of("notify", "gruelbox", "memory", "deep", "publish", "horizon", "purge");
+      Set.of("notify", "gruelbox", "memory", "deep", "publish", "horizon", "purge", "eventlog");
 
   private BenchMain() {}
 
@@ -81,6 +81,7 @@ public final class BenchMain {
             case "publish" -> PublishBench.run(database, opts, r);
             case "horizon" -> HorizonBench.run(database, opts, r);
             case "purge" -> PurgeBench.run(database, opts, r);
+            case "eventlog" -> EventLogBench.run(database, opts, r);
             default -> throw new IllegalStateException(group);
           }
           // Each group keeps the commit it measured: a later run overwrites the machine block.

@@ -49,7 +49,8 @@ record BenchOptions(
           "deep",
           "publish",
           "horizon",
-          "purge");
+          "purge",
+          "eventlog");
 
   static final String USAGE =
       """
