@@ -64,6 +64,7 @@ final class EventReader {
     // no shard has anything new.
     var u = chunks.asTable("u");
     Field<String> seenField = snapshot.as("seen");
+    Columns columns = Columns.of(u, e, behindParked);
     for (Record r :
         dsl.select(seenField)
             .select(u.fields())
@@ -71,11 +72,13 @@ final class EventReader {
             .leftJoin(DSL.lateral(u))
             .on(DSL.trueCondition())
             .fetch()) {
-      seen = Snapshot.parse(r.get(seenField));
-      if (r.get(u.field(e.SEQ)) == null) {
+      if (seen == null) {
+        seen = Snapshot.parse(r.get(seenField)); // the statement's: the same on every row
+      }
+      if (r.get(columns.seq()) == null) {
         continue;
       }
-      LogEvent event = event(r, u, e, behindParked);
+      LogEvent event = event(r, columns);
       events.computeIfAbsent(event.shard, s -> new ArrayList<>()).add(event);
     }
     Comparator<LogEvent> order =
@@ -157,34 +160,66 @@ final class EventReader {
     return dsl.select(fields).from(e).where(where).orderBy(e.TXID, e.SEQ).limit(DSL.inline(limit));
   }
 
-  private LogEvent event(
-      Record r, org.jooq.Table<?> u, OutboxEventTable e, Field<Boolean> behindParked) {
+  /**
+   * The read's columns, looked up by name in the union once a read rather than once a row: a lookup
+   * through the aliased table costs more than the rest of turning a row into an event.
+   */
+  private record Columns(
+      Field<Long> seq,
+      Field<Long> txid,
+      Field<Short> shard,
+      Field<String> id,
+      Field<String> aggregate,
+      Field<String> topic,
+      Field<org.jooq.JSON> payload,
+      Field<org.jooq.JSON> headers,
+      Field<java.time.Instant> createdAt,
+      Field<java.time.Instant> availableAt,
+      Field<Boolean> behindParked) {
+
+    static Columns of(org.jooq.Table<?> u, OutboxEventTable e, Field<Boolean> behindParked) {
+      return new Columns(
+          u.field(e.SEQ),
+          u.field(e.TXID),
+          u.field(e.SHARD),
+          u.field(e.ID),
+          u.field(e.AGGREGATE),
+          u.field(e.TOPIC),
+          u.field(e.PAYLOAD),
+          u.field(e.HEADERS),
+          u.field(e.CREATED_AT),
+          u.field(e.AVAILABLE_AT),
+          u.field(behindParked));
+    }
+  }
+
+  private LogEvent event(Record r, Columns c) {
     String unreadable = null;
     Map<String, String> headers;
     try {
-      headers = rows.readHeaders(r.get(u.field(e.HEADERS)));
+      headers = rows.readHeaders(r.get(c.headers()));
     } catch (OutboxException ex) {
       headers = Map.of();
       unreadable = ex.getMessage();
     }
     OutboxMessage message =
         new OutboxMessage(
-            r.get(u.field(e.SEQ)),
-            r.get(u.field(e.ID)),
-            r.get(u.field(e.AGGREGATE)),
-            r.get(u.field(e.TOPIC)),
-            r.get(u.field(e.PAYLOAD)).data(),
+            r.get(c.seq()),
+            r.get(c.id()),
+            r.get(c.aggregate()),
+            r.get(c.topic()),
+            r.get(c.payload()).data(),
             headers,
             1,
-            r.get(u.field(e.CREATED_AT)),
+            r.get(c.createdAt()),
             rows.mapper());
     LogEvent event =
         new LogEvent(
             message,
-            r.get(u.field(e.TXID)),
-            r.get(u.field(e.SHARD)),
-            r.get(u.field(e.AVAILABLE_AT)),
-            Boolean.TRUE.equals(r.get(u.field(behindParked))));
+            r.get(c.txid()),
+            r.get(c.shard()),
+            r.get(c.availableAt()),
+            Boolean.TRUE.equals(r.get(c.behindParked())));
     event.unreadable = unreadable;
     return event;
   }
