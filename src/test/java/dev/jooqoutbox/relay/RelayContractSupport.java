@@ -180,4 +180,14 @@ abstract class RelayContractSupport extends DatabaseFixture {
       Thread.currentThread().interrupt();
     }
   }
+
+  /** Sleeps in a test that must give the relays room to act (not to time anything). */
+  static void sleepMillis(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
 }

@@ -406,13 +406,4 @@ abstract class RelayEngineContract extends RelayContractSupport {
             });
     assertThat(held).hasSize(messages);
   }
-
-  private static void sleepMillis(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
 }

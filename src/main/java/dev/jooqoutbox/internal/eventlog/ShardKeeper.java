@@ -374,14 +374,16 @@ final class ShardKeeper {
             back.put(s.shard, s.settled);
           }
         }
+        // Dropped at once, under the monitor that saw nothing out: a claim in between would hand
+        // out a message past the position given back, which the next owner delivers again. Should
+        // the write fail, the shards stay leased here until their lease runs out and are then
+        // taken over as a crashed relay's, at least once.
+        back.keySet().forEach(buffer::drop);
       }
       if (back.isEmpty()) {
         return;
       }
       leases.giveBack(back);
-      synchronized (monitor) {
-        back.keySet().forEach(buffer::drop);
-      }
     } finally {
       writing.unlock();
     }
