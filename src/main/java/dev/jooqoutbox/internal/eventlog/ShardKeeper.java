@@ -351,7 +351,7 @@ final class ShardKeeper {
 
   /**
    * Gives back the shards that are leaving (or, on {@code closing}, all) once nothing read from
-   * them is out with the engine: at their settled position and without a mark.
+   * them is out with the engine: at their settled position, without a mark of this relay's.
    */
   private void giveBack(boolean closing) {
     writing.lock();
@@ -367,11 +367,12 @@ final class ShardKeeper {
       if (copied) {
         store.flushParking();
       }
-      Map<Short, Cursor> back = new HashMap<>();
+      Map<Short, ShardLeases.ShardWrite> back = new HashMap<>();
       synchronized (monitor) {
         for (ShardState s : buffer.shards.values()) {
           if ((closing || s.leaving) && s.nothingOut()) {
-            back.put(s.shard, s.settled);
+            // This relay's own mark goes (nothing of it is out); a crashed one's stays.
+            back.put(s.shard, new ShardLeases.ShardWrite(s.settled, s.previousMark));
           }
         }
         // Dropped at once, under the monitor that saw nothing out: a claim in between would hand

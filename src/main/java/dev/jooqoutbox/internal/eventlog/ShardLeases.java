@@ -93,9 +93,9 @@ final class ShardLeases {
                 .set(OUTBOX_SHARD.LEASE_UNTIL, until)
                 .where(OUTBOX_SHARD.SHARD.eq(r.getShard()))
                 .execute();
-            // A holder that gave the shard back cleared its mark; one that did not may have handed
-            // out messages up to it when it stopped.
-            boolean crashed = r.getRelayId() != null && r.getReadMark() != null;
+            // A holder that gave the shard back cleared its own mark (keeping only that of a
+            // crashed relay before it); one that did not may have handed out messages up to it.
+            boolean crashed = r.getReadMark() != null;
             taken.add(
                 new Taken(
                     r.getShard(),
@@ -145,16 +145,19 @@ final class ShardLeases {
   }
 
   /**
-   * Gives {@code shards} back at their settled positions, with no mark: whoever takes one next
-   * starts there and counts no attempt.
+   * Gives {@code shards} back at their settled positions. Each keeps the mark of a crashed relay it
+   * was taken over from ({@link ShardWrite#mark()}, -1 for none): whoever takes it next counts an
+   * attempt for the messages up to that mark it finds, as the relay giving it back would have;
+   * without one it starts at the position and counts none.
    */
-  void giveBack(Map<Short, Cursor> shards) {
-    for (Map.Entry<Short, Cursor> s : shards.entrySet()) {
-      Cursor c = s.getValue();
+  void giveBack(Map<Short, ShardWrite> shards) {
+    for (Map.Entry<Short, ShardWrite> s : shards.entrySet()) {
+      Cursor c = s.getValue().settled();
+      long mark = s.getValue().mark();
       dsl.update(OUTBOX_SHARD)
           .set(OUTBOX_SHARD.RELAY_ID, (String) null)
           .set(OUTBOX_SHARD.LEASE_UNTIL, (Instant) null)
-          .set(OUTBOX_SHARD.READ_MARK, (Long) null)
+          .set(OUTBOX_SHARD.READ_MARK, mark >= 0 ? mark : null)
           .set(OUTBOX_SHARD.LOWER_SNAPSHOT, c.lower().text())
           .set(OUTBOX_SHARD.UPPER_SNAPSHOT, c.inBatch() ? c.upper().text() : null)
           .set(OUTBOX_SHARD.AFTER_TXID, c.inBatch() ? c.afterTxid() : null)

@@ -206,10 +206,7 @@ class PostgresEventLogTest extends DatabaseFixture {
         .where(OUTBOX_SHARD.SHARD.eq(EventShards.of(late)))
         .execute();
     db.dsl().transaction(tx -> outbox.write(tx.dsl(), early, "orders", Map.of()));
-    JooqOutboxRepository repository = new JooqOutboxRepository(db.dsl());
-    EventStore dead =
-        new EventStore(
-            new DatabaseRelayStore(repository), db.dsl(), new ObjectMapper(), LEASE, 10, clock);
+    EventStore dead = store();
     assertThat(dead.claim(request(START))).hasSize(1);
 
     String id = db.dsl().transactionResult(tx -> outbox.write(tx.dsl(), late, "orders", Map.of()));
@@ -221,20 +218,41 @@ class PostgresEventLogTest extends DatabaseFixture {
         .containsExactly(id);
 
     clock.advance(LEASE);
-    List<Integer> attempts = new CopyOnWriteArrayList<>();
-    try (OutboxRelay next =
-        OutboxRelay.builder(db.dsl())
-            .clock(clock)
-            .listen(false)
-            .handler("orders", m -> attempts.add(m.attempt()))
-            .build()) {
-      while (next.drainOnce(10) > 0) {
-        // until nothing is left
-      }
-    }
+    List<Integer> attempts = attemptsOfADrain();
     assertThat(attempts)
         .as("the dead relay's two messages, each a second attempt")
         .containsExactly(2, 2);
+  }
+
+  /**
+   * A relay takes the shards of one that crashed and gives them back before it read anything (it
+   * closed, or another relay came): the crashed relay's mark goes with them, so the relay after
+   * still counts the attempt of the message the crashed one had out.
+   */
+  @Test
+  void aCrashedRelaysMarkSurvivesAGiveBackBeforeItsMessagesAreRead() {
+    String id = db.dsl().transactionResult(tx -> outbox.write(tx.dsl(), "a", "orders", Map.of()));
+    assertThat(crashedClaim(START)).extracting(OutboxMessage::id).containsExactly(id);
+    clock.advance(LEASE.plusSeconds(1));
+
+    EventStore passing = store();
+    passing.start(); // takes every shard on its own thread, and reads none without a claim
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                db.dsl()
+                        .fetchCount(
+                            OUTBOX_SHARD,
+                            OUTBOX_SHARD
+                                .RELAY_ID
+                                .isNull()
+                                .or(OUTBOX_SHARD.LEASE_UNTIL.le(clock.instant())))
+                    == 0);
+    passing.close();
+
+    List<Integer> attempts = attemptsOfADrain();
+    assertThat(attempts).as("the crashed relay's message, a second attempt").containsExactly(2);
   }
 
   private static String aggregateOf(int shard) {
@@ -251,12 +269,36 @@ class PostgresEventLogTest extends DatabaseFixture {
 
   // ---------------------------------------------------------------- helpers
 
+  /** The attempt of each message a new relay delivers, draining on this thread to the end. */
+  private List<Integer> attemptsOfADrain() {
+    List<Integer> attempts = new CopyOnWriteArrayList<>();
+    try (OutboxRelay next =
+        OutboxRelay.builder(db.dsl())
+            .clock(clock)
+            .listen(false)
+            .handler("orders", m -> attempts.add(m.attempt()))
+            .build()) {
+      while (next.drainOnce(10) > 0) {
+        // until nothing is left
+      }
+    }
+    return attempts;
+  }
+
+  /** A store of a relay of its own, as the relay builds it. */
+  private EventStore store() {
+    return new EventStore(
+        new DatabaseRelayStore(new JooqOutboxRepository(db.dsl())),
+        db.dsl(),
+        new ObjectMapper(),
+        LEASE,
+        10,
+        clock);
+  }
+
   /** A store that claims as a relay does, then is abandoned: a relay killed mid-delivery. */
   private List<OutboxMessage> crashedClaim(Instant now) {
-    JooqOutboxRepository repository = new JooqOutboxRepository(db.dsl());
-    EventStore dead =
-        new EventStore(
-            new DatabaseRelayStore(repository), db.dsl(), new ObjectMapper(), LEASE, 10, clock);
+    EventStore dead = store();
     return dead.claim(
         new ClaimRequest(Set.of("orders"), 10, 10, LEASE, "dead", now, HeldClaims.NONE));
   }
