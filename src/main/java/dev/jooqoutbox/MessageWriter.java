@@ -4,6 +4,7 @@ import dev.jooqoutbox.internal.eventlog.EventWriter;
 import dev.jooqoutbox.internal.repository.JooqOutboxRepository;
 import dev.jooqoutbox.internal.repository.NewMessage;
 import dev.jooqoutbox.internal.repository.OutboxContext;
+import dev.jooqoutbox.internal.schema.SchemaChecks;
 import dev.jooqoutbox.internal.tracing.Tracing;
 import dev.jooqoutbox.internal.wakeup.WriterWakeup;
 import java.sql.Connection;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
+import org.jooq.exception.DataAccessException;
 
 /**
  * The work behind {@link Outbox.MessageWrite#write(DSLContext)}: checks the message, inserts it on
@@ -78,7 +80,15 @@ final class MessageWriter {
             now,
             availableAt != null ? availableAt : now.plus(delay));
     requireTransaction(tx);
-    boolean inserted = events != null ? events.insert(tx, message) : repository.insert(tx, message);
+    boolean inserted;
+    try {
+      inserted = events != null ? events.insert(tx, message) : repository.insert(tx, message);
+    } catch (DataAccessException e) {
+      if (repository.isMissingTable(e)) {
+        throw SchemaChecks.notMigrated(name, firstLine(e.getMessage()), e);
+      }
+      throw e;
+    }
     if (!inserted) {
       NewMessage stored =
           (events != null
@@ -94,6 +104,14 @@ final class MessageWriter {
       wakeup.written(tx, topic);
     }
     return message.id();
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "a table does not exist";
+    }
+    int end = message.indexOf('\n');
+    return (end < 0 ? message : message.substring(0, end)).strip();
   }
 
   private static void requireTransaction(DSLContext tx) {

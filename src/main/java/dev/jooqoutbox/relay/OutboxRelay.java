@@ -1,9 +1,13 @@
 package dev.jooqoutbox.relay;
 
+import dev.jooqoutbox.OutboxException;
 import dev.jooqoutbox.OutboxMessage;
+import dev.jooqoutbox.OutboxName;
+import dev.jooqoutbox.OutboxSchema;
 import dev.jooqoutbox.internal.relay.CurrentMessage;
 import dev.jooqoutbox.internal.relay.RelayConfig;
 import dev.jooqoutbox.internal.relay.RelayEngine;
+import dev.jooqoutbox.internal.schema.SchemaChecks;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -55,11 +59,15 @@ public final class OutboxRelay implements AutoCloseable {
 
   private final Set<String> topics;
   private final RelayEngine engine;
+  private final DSLContext dsl;
+  private final OutboxName name;
   private final CountDownLatch closed = new CountDownLatch(1);
 
-  OutboxRelay(RelayConfig config) {
+  OutboxRelay(RelayConfig config, OutboxName name) {
     this.topics = Set.copyOf(config.handlers().keySet());
     this.engine = new RelayEngine(config);
+    this.dsl = config.dsl();
+    this.name = name;
   }
 
   /** A relay on the connections of {@code dsl}; each claim and settle is its own transaction. */
@@ -89,10 +97,29 @@ public final class OutboxRelay implements AutoCloseable {
    * Starts the worker thread (and, on PostgreSQL, the LISTEN thread). Call once. The relay's
    * threads are daemon threads: they do not keep the JVM alive (see {@link #awaitClosed}).
    *
+   * @throws OutboxException when the outbox's tables are missing in the database (it says how to
+   *     migrate them); a database that cannot be reached yet is no error here, the relay retries
    * @throws IllegalStateException when started before or closed
    */
   public void start() {
+    requireMigrated();
     engine.start();
+  }
+
+  /**
+   * Fails at once, naming the missing table and how to migrate, rather than starting threads that
+   * would log the same database error at every poll (and nothing without an SLF4J provider).
+   */
+  private void requireMigrated() {
+    boolean migrated;
+    try {
+      migrated = OutboxSchema.isMigrated(dsl, name);
+    } catch (RuntimeException unreachable) {
+      return; // the database is not there yet: the relay's polls retry, and say why
+    }
+    if (!migrated) {
+      throw SchemaChecks.notMigrated(name, "no table " + name.outboxTable(), null);
+    }
   }
 
   /**

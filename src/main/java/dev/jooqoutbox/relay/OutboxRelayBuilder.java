@@ -313,6 +313,7 @@ public final class OutboxRelayBuilder {
                 meterRegistry,
                 openTelemetry,
                 timers)
-            .validate());
+            .validate(),
+        name);
   }
 }

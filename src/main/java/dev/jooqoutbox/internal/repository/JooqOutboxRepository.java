@@ -121,6 +121,11 @@ public final class JooqOutboxRepository {
     return dialect.appendsEvents();
   }
 
+  /** Whether {@code e} says a table the statement names does not exist in this database. */
+  public boolean isMissingTable(org.jooq.exception.DataAccessException e) {
+    return dialect.isMissingTable(e);
+  }
+
   /** How this repository maps messages and headers (its object mapper's). */
   public MessageRows rows() {
     return rows;

@@ -130,4 +130,9 @@ final class MariaDbDialect implements OutboxDialect {
     // sees the latest committed row.
     return select.forShare();
   }
+
+  @Override
+  public boolean isMissingTable(org.jooq.exception.DataAccessException e) {
+    return "42S02".equals(e.sqlState()); // ER_NO_SUCH_TABLE
+  }
 }

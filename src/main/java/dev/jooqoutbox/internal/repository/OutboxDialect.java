@@ -107,6 +107,12 @@ interface OutboxDialect {
   // ---------------------------------------------------------------- writes
 
   /**
+   * Whether {@code e} says a table the statement names does not exist: the outbox is not migrated
+   * (or not up to date) in this database.
+   */
+  boolean isMissingTable(org.jooq.exception.DataAccessException e);
+
+  /**
    * Whether writers append messages to the event log (changeset 009, {@code internal.eventlog})
    * rather than inserting rows into outbox_message, which then holds only the messages that need a
    * state of their own. PostgreSQL only (docs/decisions/0001-postgresql-event-log.md).

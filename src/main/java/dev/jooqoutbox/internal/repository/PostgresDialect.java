@@ -134,4 +134,9 @@ final class PostgresDialect implements OutboxDialect {
       Duration reconnectDelay) {
     return new PostgresListener(connections, channel, onNotification, reconnectDelay);
   }
+
+  @Override
+  public boolean isMissingTable(org.jooq.exception.DataAccessException e) {
+    return "42P01".equals(e.sqlState()); // undefined_table
+  }
 }

@@ -107,4 +107,12 @@ final class SqliteDialect implements OutboxDialect {
   public Select<Record1<Long>> headSeqs(int aggregates) {
     return HeadQueries.recursiveHeads(aggregates, HeadQueries.HeadProbe.MIN_OF_AGGREGATE);
   }
+
+  @Override
+  public boolean isMissingTable(org.jooq.exception.DataAccessException e) {
+    // The driver sets no SQLState, and the result code (SQLITE_ERROR) is every error's: the
+    // message is what tells a missing table.
+    String message = e.getMessage();
+    return message != null && message.contains("no such table");
+  }
 }

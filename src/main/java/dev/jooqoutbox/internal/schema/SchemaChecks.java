@@ -73,4 +73,32 @@ public final class SchemaChecks {
             + "\", set by currentSchema in a PostgreSQL JDBC URL): create it, or name an"
             + " existing schema");
   }
+
+  /**
+   * The exception for an outbox whose tables are missing (or not up to date) where it writes or
+   * relays: names {@code what} is missing, the outbox, and the ways to migrate it, as the CLI does.
+   */
+  public static OutboxException notMigrated(OutboxName name, String what, Throwable cause) {
+    String changelog =
+        name.isDefault()
+            ? LiquibaseRunner.CHANGELOG + " (OutboxSchema.CHANGELOG)"
+            : LiquibaseRunner.NAMED_CHANGELOG
+                + " (OutboxSchema.NAMED_CHANGELOG) with the parameter "
+                + LiquibaseRunner.NAME_PARAMETER;
+    String call =
+        name.isDefault()
+            ? "OutboxSchema.migrate(dataSource)"
+            : "OutboxSchema.migrate(dataSource, name)";
+    return new OutboxException(
+        "the tables of the "
+            + name
+            + " are missing or not up to date in this database ("
+            + what
+            + "): migrate them first, with "
+            + call
+            + " at start-up, or by including "
+            + changelog
+            + " from your own Liquibase changelog (from a shell: `outbox migrate --db <url>`)",
+        cause);
+  }
 }

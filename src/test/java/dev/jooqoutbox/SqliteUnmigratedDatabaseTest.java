@@ -1,0 +1,9 @@
+package dev.jooqoutbox;
+
+import dev.jooqoutbox.testing.TestDatabase;
+
+class SqliteUnmigratedDatabaseTest extends UnmigratedDatabaseContract {
+  SqliteUnmigratedDatabaseTest() {
+    super(TestDatabase.Kind.SQLITE);
+  }
+}
