@@ -162,8 +162,12 @@ public class OutboxProperties {
     /** The indicator is DOWN when the oldest pending message has waited longer than this. */
     private Duration maxPendingAge = Duration.ofMinutes(5);
 
-    /** The indicator is DOWN when there are more dead letters than this. */
-    private long maxDeadLetters = 0;
+    /**
+     * The indicator is DOWN when there are more dead letters than this; unset (the default), dead
+     * letters never take it DOWN: one bad message should not take a service out of its load
+     * balancer. They are a gauge and a console view either way.
+     */
+    private Long maxDeadLetters;
 
     public Duration getMaxPendingAge() {
       return maxPendingAge;
@@ -173,11 +177,11 @@ public class OutboxProperties {
       this.maxPendingAge = maxPendingAge;
     }
 
-    public long getMaxDeadLetters() {
+    public Long getMaxDeadLetters() {
       return maxDeadLetters;
     }
 
-    public void setMaxDeadLetters(long maxDeadLetters) {
+    public void setMaxDeadLetters(Long maxDeadLetters) {
       this.maxDeadLetters = maxDeadLetters;
     }
   }

@@ -8,6 +8,7 @@ import dev.jooqoutbox.OutboxStats;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -53,7 +54,7 @@ public class OutboxEndpoint {
   /**
    * One page of dead letters; null (404 over HTTP) for any section but {@code dead-letters}.
    *
-   * @param limit at most this many (default 100, at most 10000)
+   * @param limit at most this many (default 100, 1 to 10000; outside that a 400 over HTTP)
    * @param afterSeq the {@code next} of the previous page
    */
   @ReadOperation
@@ -65,23 +66,35 @@ public class OutboxEndpoint {
     if (!DEAD_LETTERS.equals(section)) {
       return null;
     }
-    DeadLetterQuery query = DeadLetterQuery.all();
-    if (topic != null) {
-      query = query.topic(topic);
-    }
-    if (limit != null) {
-      query = query.limit(limit);
-    }
-    if (afterSeq != null) {
-      query = query.afterSeq(afterSeq);
-    }
-    DeadLetterPage page = admin.deadLetters(query);
+    DeadLetterPage page = admin.deadLetters(query(topic, limit, afterSeq));
     List<Map<String, Object>> letters =
         page.letters().stream().map(OutboxEndpoint::describe).toList();
     Map<String, Object> answer = new LinkedHashMap<>();
     answer.put("deadLetters", letters);
     answer.put("next", page.next().map(DeadLetterQuery::afterSeq).orElse(null));
     return answer;
+  }
+
+  /**
+   * The query the parameters ask for; a parameter out of its range is the caller's error (400 over
+   * HTTP, naming the parameter and its bounds), not the server's.
+   */
+  private static DeadLetterQuery query(String topic, Integer limit, Long afterSeq) {
+    try {
+      DeadLetterQuery query = DeadLetterQuery.all();
+      if (topic != null) {
+        query = query.topic(topic);
+      }
+      if (limit != null) {
+        query = query.limit(limit);
+      }
+      if (afterSeq != null) {
+        query = query.afterSeq(afterSeq);
+      }
+      return query;
+    } catch (IllegalArgumentException e) {
+      throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+    }
   }
 
   /**

@@ -8,9 +8,10 @@ import java.util.Map;
 
 /**
  * What the {@code outbox} health indicator reports, whichever Spring Boot line draws it: DOWN when
- * the oldest pending message has waited longer than {@code jooq-outbox.health.max-pending-age} or
- * there are more dead letters than {@code jooq-outbox.health.max-dead-letters}. Three cheap counts
- * over the outbox's indexes.
+ * delivery has stopped or fallen behind, that is when the oldest pending message has waited longer
+ * than {@code jooq-outbox.health.max-pending-age}; also when there are more dead letters than
+ * {@code jooq-outbox.health.max-dead-letters}, only if that is set. Three cheap counts over the
+ * outbox's indexes. {@code oldestPendingAge} is null when nothing is pending.
  */
 final class OutboxHealthCheck {
 
@@ -19,7 +20,7 @@ final class OutboxHealthCheck {
 
   private final OutboxAdmin admin;
   private final Duration maxPendingAge;
-  private final long maxDeadLetters;
+  private final Long maxDeadLetters; // null: dead letters never take it DOWN
 
   OutboxHealthCheck(OutboxAdmin admin, OutboxProperties.Health properties) {
     this.admin = admin;
@@ -30,7 +31,7 @@ final class OutboxHealthCheck {
       throw new IllegalStateException(
           prefix + "max-pending-age must be a positive duration, was " + maxPendingAge);
     }
-    if (maxDeadLetters < 0) {
+    if (maxDeadLetters != null && maxDeadLetters < 0) {
       throw new IllegalStateException(
           prefix + "max-dead-letters must be 0 or more, was " + maxDeadLetters);
     }
@@ -42,10 +43,10 @@ final class OutboxHealthCheck {
     long dead = admin.deadCount();
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("pending", pending);
-    details.put("oldestPendingAge", oldest.toString());
+    details.put("oldestPendingAge", pending == 0 ? null : oldest.toString());
     details.put("deadLetters", dead);
     boolean stuck = oldest.compareTo(maxPendingAge) > 0;
-    boolean tooManyDead = dead > maxDeadLetters;
+    boolean tooManyDead = maxDeadLetters != null && dead > maxDeadLetters;
     if (stuck) {
       details.put("reason", "oldest pending message older than " + maxPendingAge);
     } else if (tooManyDead) {

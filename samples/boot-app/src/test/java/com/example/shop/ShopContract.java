@@ -70,6 +70,9 @@ abstract class ShopContract {
     }
     await().atMost(Duration.ofSeconds(30)).until(() -> admin.deadCount() >= 3);
 
+    // GET /actuator/health: dead letters alone do not take the service out of its load balancer.
+    assertThat(http.get("/actuator/health").status()).isEqualTo(200);
+
     // GET /actuator/outbox: the totals and the counts per topic.
     Http.Answer stats = http.get("/actuator/outbox");
     assertThat(stats.status()).isEqualTo(200);
@@ -97,6 +100,11 @@ abstract class ShopContract {
     JsonNode second = http.get("/actuator/outbox/dead-letters?limit=2&afterSeq=" + next).body();
     assertThat(ids(second)).containsExactly(dead.get(2));
     assertThat(second.get("next").isNull()).isTrue();
+
+    // A limit or cursor out of range: 400, the caller's error, not the server's.
+    for (String bad : List.of("limit=0", "limit=-1", "limit=100000", "afterSeq=-1")) {
+      assertThat(http.get("/actuator/outbox/dead-letters?" + bad).status()).as(bad).isEqualTo(400);
+    }
 
     // Any other section: 404.
     assertThat(http.get("/actuator/outbox/nothing-here").status()).isEqualTo(404);
