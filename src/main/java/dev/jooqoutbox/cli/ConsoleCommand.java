@@ -1,6 +1,7 @@
 package dev.jooqoutbox.cli;
 
 import dev.jooqoutbox.console.OutboxConsole;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -8,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 @Command(
     name = "console",
@@ -47,14 +49,22 @@ final class ConsoleCommand extends OutboxCommand {
 
   @Override
   int execute() {
+    // Bad arguments are usage errors (exit 2), found before the database is opened.
     if (port < 0 || port > 65_535) {
-      throw new CliException("--port is 0 to 65535, was " + port);
+      throw new ParameterException(spec.commandLine(), "--port is 0 to 65535, was " + port);
+    }
+    if (token != null) {
+      try {
+        OutboxConsole.Builder.checkToken(token);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "--token: " + e.getMessage());
+      }
     }
     InetSocketAddress address;
     try {
       address = new InetSocketAddress(InetAddress.getByName(bind), port);
     } catch (UnknownHostException e) {
-      throw new CliException("--bind: no such address: " + bind);
+      throw new ParameterException(spec.commandLine(), "--bind: no such address: " + bind);
     }
     try (CliDatabase db = CliDatabase.openMigrated(database)) {
       OutboxConsole.Builder builder =
@@ -63,13 +73,9 @@ final class ConsoleCommand extends OutboxCommand {
               .actions(!readOnly)
               .showPayloads(showPayloads);
       if (token != null) {
-        try {
-          builder.token(token);
-        } catch (IllegalArgumentException e) {
-          throw new CliException("--token: " + e.getMessage());
-        }
+        builder.token(token);
       }
-      try (OutboxConsole console = builder.start()) {
+      try (OutboxConsole console = start(builder, address)) {
         out().println("outbox console for " + db.displayUrl() + (readOnly ? " (read only)" : ""));
         out().println("open " + console.url());
         out().flush();
@@ -78,6 +84,26 @@ final class ConsoleCommand extends OutboxCommand {
         Thread.currentThread().interrupt();
       }
       return 0;
+    }
+  }
+
+  /** Starts the console; an address it cannot listen on is a failure of one line, not a trace. */
+  private static OutboxConsole start(OutboxConsole.Builder builder, InetSocketAddress address) {
+    try {
+      return builder.start();
+    } catch (UncheckedIOException e) {
+      String reason = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+      throw new CliException(
+          "cannot listen on "
+              + address.getAddress().getHostAddress()
+              + " port "
+              + address.getPort()
+              + ": "
+              + reason
+              + (e.getCause() instanceof java.net.BindException
+                  ? " (is another program on that port? choose another --port, or leave it out for"
+                      + " a free one)"
+                  : ""));
     }
   }
 }

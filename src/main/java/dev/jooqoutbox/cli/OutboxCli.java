@@ -1,6 +1,8 @@
 package dev.jooqoutbox.cli;
 
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -33,9 +35,9 @@ import picocli.CommandLine.Spec;
       UnknownCommand.class,
       ResolveCommand.class,
       PauseCommand.class,
-      ConsoleCommand.class,
       ResumeCommand.class,
       PurgeCommand.class,
+      ConsoleCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {
@@ -71,7 +73,39 @@ public final class OutboxCli implements Runnable {
 
   public static void main(String[] args) {
     configureLogging();
-    System.exit(new CommandLine(new OutboxCli()).execute(args));
+    System.exit(commandLine(Clock.systemUTC()).execute(args));
+  }
+
+  /**
+   * The command line an operator runs, commands reading the time from {@code clock}: a mistyped
+   * option is reported as unknown (with picocli's suggestions) even when a required one is missing
+   * with it, as {@code --dbb} for {@code --db}: picocli would name only the missing one.
+   */
+  static CommandLine commandLine(Clock clock) {
+    CommandLine cl = new CommandLine(new OutboxCli(clock));
+    CommandLine.IParameterExceptionHandler usage = cl.getParameterExceptionHandler();
+    cl.setParameterExceptionHandler(
+        (ex, args) -> usage.handleParseException(unknownOptionFirst(ex, args), args));
+    return cl;
+  }
+
+  private static ParameterException unknownOptionFirst(ParameterException ex, String[] args) {
+    if (!(ex instanceof CommandLine.MissingParameterException)) {
+      return ex;
+    }
+    CommandLine command = ex.getCommandLine();
+    List<String> unknown = new ArrayList<>();
+    for (String arg : args) {
+      String option = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+      if (option.startsWith("-")
+          && !option.matches("-[0-9.].*") // a negative number, an option's value
+          && !option.equals("-")
+          && !option.equals("--")
+          && command.getCommandSpec().findOption(option) == null) {
+        unknown.add(arg);
+      }
+    }
+    return unknown.isEmpty() ? ex : new CommandLine.UnmatchedArgumentException(command, unknown);
   }
 
   /**

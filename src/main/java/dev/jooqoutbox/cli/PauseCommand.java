@@ -3,6 +3,7 @@ package dev.jooqoutbox.cli;
 import dev.jooqoutbox.OutboxAdmin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(
@@ -14,7 +15,7 @@ import picocli.CommandLine.Parameters;
       "A paused topic's pending message holds its aggregate back: no newer message of the"
           + " aggregate overtakes it. Messages already claimed are delivered.",
       "Stored in the database; `outbox status` lists the paused topics. Pausing a paused topic"
-          + " changes nothing."
+          + " changes nothing. A topic no message has is refused as a likely typo, unless --force."
     })
 final class PauseCommand extends OutboxCommand {
 
@@ -23,10 +24,21 @@ final class PauseCommand extends OutboxCommand {
   @Parameters(paramLabel = "TOPIC", description = "The topic to pause.")
   String topic;
 
+  @Option(names = "--force", description = "Pause the topic even though no message has it (yet).")
+  boolean force;
+
   @Override
   int execute() {
     try (CliDatabase db = CliDatabase.openMigrated(database)) {
       OutboxAdmin admin = db.admin(clock());
+      if (!force
+          && !admin.statsByTopic().containsKey(topic)
+          && !admin.pausedTopics().containsKey(topic)) {
+        throw new CliException(
+            "no message has topic "
+                + topic
+                + " (a typo?); to pause it before its first message, add --force");
+      }
       boolean paused = admin.pause(topic);
       out().println((paused ? "paused topic " : "topic already paused: ") + topic);
       return 0;

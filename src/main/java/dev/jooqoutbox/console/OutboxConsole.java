@@ -137,12 +137,23 @@ public final class OutboxConsole implements AutoCloseable {
      * @throws IllegalArgumentException when it is shorter or holds other characters
      */
     public Builder token(String token) {
+      checkToken(token);
+      this.token = token;
+      return this;
+    }
+
+    /**
+     * Checks {@code token} as {@link #token} does, for callers that check their input before they
+     * build anything.
+     *
+     * @throws IllegalArgumentException when it is shorter than 16 characters or holds other
+     *     characters than A-Z a-z 0-9 - _ .
+     */
+    public static void checkToken(String token) {
       if (token == null || token.length() < 16 || !token.matches("[A-Za-z0-9._-]+")) {
         throw new IllegalArgumentException(
             "a console token is at least 16 characters of A-Z a-z 0-9 - _ .");
       }
-      this.token = token;
-      return this;
     }
 
     /** Whether requeue, resolve, pause and resume are allowed; off by default. */

@@ -30,7 +30,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * Every CLI command against a real database of one dialect, through picocli's execute. A message
@@ -340,8 +339,42 @@ abstract class CliContract extends DatabaseFixture {
   }
 
   @Test
+  void pauseRefusesATopicNoMessageHasUnlessForced() {
+    write("a", "order.placed", Map.of("n", 1));
+    CliResult typo = run("pause", "--db", db.url(), "order.plcaed");
+    assertThat(typo.exitCode()).as(typo.toString()).isEqualTo(1);
+    assertThat(typo.err())
+        .isEqualTo(
+            "outbox pause: no message has topic order.plcaed (a typo?); to pause it before its"
+                + " first message, add --force\n");
+    assertThat(OutboxAdmin.create(db.dsl(), clock).pausedTopics()).isEmpty();
+
+    CliResult forced = run("pause", "--db", db.url(), "order.shipped", "--force");
+    assertThat(forced.exitCode()).as(forced.toString()).isZero();
+    assertThat(forced.out()).isEqualTo("paused topic order.shipped\n");
+    assertThat(run("pause", "--db", db.url(), "order.shipped").out())
+        .as("a paused topic is one")
+        .isEqualTo("topic already paused: order.shipped\n");
+  }
+
+  @Test
+  void aConsoleOnAPortInUseSaysSoInOneLine() throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      CliResult r =
+          run("console", "--db", db.url(), "--port", String.valueOf(taken.getLocalPort()));
+      assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+      assertThat(r.err())
+          .startsWith("outbox console: cannot listen on 127.0.0.1 port " + taken.getLocalPort())
+          .contains("choose another --port")
+          .doesNotContain("\tat ")
+          .hasLineCount(1);
+    }
+  }
+
+  @Test
   void pauseRefusesATopicThatIsNotOneAndChangesNothing() {
-    CliResult r = run("pause", "--db", db.url(), "x'; drop table outbox_message; --");
+    CliResult r = run("pause", "--db", db.url(), "x'; drop table outbox_message; --", "--force");
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
     assertThat(r.err()).startsWith("outbox pause: ").contains("topic");
     assertThat(OutboxAdmin.create(db.dsl(), clock).pausedTopics()).isEmpty();
@@ -359,7 +392,7 @@ abstract class CliContract extends DatabaseFixture {
         new Thread(
             () ->
                 exit.set(
-                    new CommandLine(new OutboxCli(clock))
+                    OutboxCli.commandLine(clock)
                         .setOut(new PrintWriter(out, true))
                         .setErr(new PrintWriter(new StringWriter(), true))
                         .execute("console", "--db", db.url(), "--read-only")));
@@ -397,11 +430,12 @@ abstract class CliContract extends DatabaseFixture {
 
   @Test
   void consoleRefusesABadPortOrTokenBeforeListening() {
+    // Bad arguments: exit 2, as docs/operations.md's table says (this test expected 1 before).
     CliResult port = run("console", "--db", db.url(), "--port", "70000");
-    assertThat(port.exitCode()).isEqualTo(1);
+    assertThat(port.exitCode()).isEqualTo(2);
     assertThat(port.err()).contains("--port");
     CliResult token = run("console", "--db", db.url(), "--token", "short");
-    assertThat(token.exitCode()).isEqualTo(1);
+    assertThat(token.exitCode()).isEqualTo(2);
     assertThat(token.err()).contains("--token");
   }
 

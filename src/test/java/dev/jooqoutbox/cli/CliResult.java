@@ -3,7 +3,6 @@ package dev.jooqoutbox.cli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Clock;
-import picocli.CommandLine;
 
 /** What one CLI invocation returned and printed. */
 record CliResult(int exitCode, String out, String err) {
@@ -13,7 +12,7 @@ record CliResult(int exitCode, String out, String err) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int exitCode =
-        new CommandLine(new OutboxCli(clock))
+        OutboxCli.commandLine(clock)
             .setOut(new PrintWriter(out, true))
             .setErr(new PrintWriter(err, true))
             .execute(args);

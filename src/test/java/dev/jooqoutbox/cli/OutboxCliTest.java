@@ -125,6 +125,26 @@ class OutboxCliTest {
   }
 
   @Test
+  void aMistypedOptionIsReportedAsUnknownEvenWithARequiredOneMissing() {
+    CliResult r = CliResult.run("status", "--dbb", SQLITE_URL);
+    assertUsageError(r, "Unknown option: '--dbb'");
+    assertThat(r.err()).doesNotContain("Missing required option");
+    assertUsageError(CliResult.run("status", "--dbb=" + SQLITE_URL), "Unknown option: '--dbb=");
+    assertUsageError(CliResult.run("status"), "Missing required option: '--db=URL'");
+  }
+
+  @Test
+  void badConsoleArgumentsAreUsageErrorsFoundBeforeTheDatabaseIsOpened() {
+    // The SQLite file does not exist: had the database been opened first, that would be the error.
+    assertUsageError(
+        CliResult.run("console", "--db", SQLITE_URL, "--port", "99999"),
+        "--port is 0 to 65535, was 99999");
+    assertUsageError(
+        CliResult.run("console", "--db", SQLITE_URL, "--token", "ab"),
+        "--token: a console token is at least 16 characters");
+  }
+
+  @Test
   void aMissingOrUnknownSubcommandIsAUsageError() {
     assertUsageError(CliResult.run(), "Missing required subcommand");
     assertThat(CliResult.run().err()).contains("Usage: outbox [-hV] [COMMAND]");
@@ -143,6 +163,15 @@ class OutboxCliTest {
         .contains("requeue")
         .contains("purge")
         .contains("Exit codes: 0 done, 1 failed");
+    assertThat(
+            top.out()
+                .lines()
+                .map(String::strip)
+                .map(l -> l.split(" ")[0])
+                .filter(List.of("pause", "resume", "purge", "console")::contains)
+                .toList())
+        .as("pause and resume together, the console after the commands of one run")
+        .containsExactly("pause", "resume", "purge", "console");
     for (String command : List.of("migrate", "status", "dead-letters", "requeue", "purge")) {
       CliResult r = CliResult.run(command, "--help");
       assertThat(r.exitCode()).as(r.toString()).isZero();
