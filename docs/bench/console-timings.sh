@@ -15,7 +15,7 @@ B=http://127.0.0.1:$PORT
 ./outbox migrate --db "$URL"
 "${PSQL[@]}" -d consolebench -f docs/bench/console-million.sql
 "${PSQL[@]}" -d consolebench -c 'vacuum analyze outbox_message'
-./outbox console --db "$URL" --port $PORT --token $TOKEN > /tmp/console-timings.log 2>&1 &
+./outbox console --db "$URL" --port $PORT --token $TOKEN --actions > /tmp/console-timings.log 2>&1 &
 console=$!
 trap 'kill $console 2>/dev/null || true; wait $console 2>/dev/null || true; "${PSQL[@]}" -d test -c "drop database if exists consolebench with (force)"' EXIT
 for _ in $(seq 1 120); do grep -qs "open http" /tmp/console-timings.log && break; sleep 1; done

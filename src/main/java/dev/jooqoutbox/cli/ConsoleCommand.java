@@ -19,8 +19,9 @@ import picocli.CommandLine.ParameterException;
       "It listens on 127.0.0.1 unless --bind says otherwise, and prints the address to open: it"
           + " carries a token, random unless --token gives one, without which no request is"
           + " answered.",
-      "Requeue, resolve, pause and resume are on unless --read-only; payloads are hidden unless"
-          + " --show-payloads (they may carry personal data)."
+      "Read only unless --actions allows requeue, resolve, pause and resume (the default of the"
+          + " library and of Spring Boot too); payloads are hidden unless --show-payloads (they"
+          + " may carry personal data)."
     })
 final class ConsoleCommand extends OutboxCommand {
 
@@ -41,7 +42,12 @@ final class ConsoleCommand extends OutboxCommand {
       description = "The token requests must carry (at least 16 of A-Z a-z 0-9 - _ .).")
   String token;
 
-  @Option(names = "--read-only", description = "No requeue, resolve, pause or resume.")
+  @Option(names = "--actions", description = "Allow requeue, resolve, pause and resume.")
+  boolean actions;
+
+  @Option(
+      names = "--read-only",
+      description = "No requeue, resolve, pause or resume (the default; refused with --actions).")
   boolean readOnly;
 
   @Option(names = "--show-payloads", description = "Show message payloads.")
@@ -50,6 +56,10 @@ final class ConsoleCommand extends OutboxCommand {
   @Override
   int execute() {
     // Bad arguments are usage errors (exit 2), found before the database is opened.
+    if (actions && readOnly) {
+      throw new ParameterException(
+          spec.commandLine(), "--actions and --read-only exclude each other");
+    }
     if (port < 0 || port > 65_535) {
       throw new ParameterException(spec.commandLine(), "--port is 0 to 65535, was " + port);
     }
@@ -70,13 +80,13 @@ final class ConsoleCommand extends OutboxCommand {
       OutboxConsole.Builder builder =
           OutboxConsole.builder(db.admin(clock()))
               .bind(address)
-              .actions(!readOnly)
+              .actions(actions)
               .showPayloads(showPayloads);
       if (token != null) {
         builder.token(token);
       }
       try (OutboxConsole console = start(builder, address)) {
-        out().println("outbox console for " + db.displayUrl() + (readOnly ? " (read only)" : ""));
+        out().println("outbox console for " + db.displayUrl() + (actions ? "" : " (read only)"));
         out().println("open " + console.url());
         out().flush();
         new CountDownLatch(1).await(); // until the JVM stops or this thread is interrupted

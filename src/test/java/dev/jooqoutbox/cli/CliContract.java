@@ -23,6 +23,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -383,11 +384,28 @@ abstract class CliContract extends DatabaseFixture {
 
   // ---------------------------------------------------------------- console
 
-  @Test
-  void consoleServesItsPageAtTheAddressItPrintsUntilStopped() throws Exception {
-    write("a", "order.placed", Map.of("n", 1));
+  /** {@code outbox console} running on a thread of its own, at the address it printed. */
+  private record RunningConsole(
+      Thread thread, AtomicInteger exit, String printed, URI address, String token) {
+
+    JsonNode overview() throws Exception {
+      HttpResponse<String> overview =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(address.resolve("/api/overview"))
+                      .header("Authorization", "Bearer " + token)
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(overview.statusCode()).isEqualTo(200);
+      return new ObjectMapper().readTree(overview.body());
+    }
+  }
+
+  private RunningConsole console(String... options) {
     StringWriter out = new StringWriter();
     AtomicInteger exit = new AtomicInteger(-1);
+    List<String> args = new ArrayList<>(List.of("console", "--db", db.url()));
+    args.addAll(List.of(options));
     Thread cli =
         new Thread(
             () ->
@@ -395,27 +413,46 @@ abstract class CliContract extends DatabaseFixture {
                     OutboxCli.commandLine(clock)
                         .setOut(new PrintWriter(out, true))
                         .setErr(new PrintWriter(new StringWriter(), true))
-                        .execute("console", "--db", db.url(), "--read-only")));
+                        .execute(args.toArray(String[]::new))));
     cli.start();
     await().atMost(Duration.ofSeconds(30)).until(() -> out.toString().contains("open http"));
     String url =
         out.toString().lines().filter(l -> l.startsWith("open ")).findFirst().orElseThrow();
     URI address = URI.create(url.substring("open ".length()));
+    return new RunningConsole(
+        cli, exit, out.toString(), address, address.getQuery().substring("token=".length()));
+  }
+
+  @Test
+  void consoleActionsAreOffUnlessAsked() throws Exception {
+    RunningConsole console = console("--actions");
+    try {
+      assertThat(console.printed()).doesNotContain("(read only)");
+      assertThat(console.overview().get("actions").asBoolean()).as("--actions").isTrue();
+    } finally {
+      console.thread().interrupt();
+      console.thread().join(10_000);
+    }
+    CliResult both = run("console", "--db", db.url(), "--actions", "--read-only");
+    assertThat(both.exitCode()).as(both.toString()).isEqualTo(2);
+    assertThat(both.err()).contains("--actions and --read-only exclude each other");
+  }
+
+  @Test
+  void consoleServesItsPageAtTheAddressItPrintsUntilStopped() throws Exception {
+    write("a", "order.placed", Map.of("n", 1));
+    RunningConsole console = console();
+    URI address = console.address();
     assertThat(address.getHost()).isEqualTo("127.0.0.1");
-    assertThat(out.toString()).contains("(read only)");
-    String token = address.getQuery().substring("token=".length());
+    assertThat(console.printed()).contains("(read only)");
+    String token = console.token();
+    Thread cli = console.thread();
+    AtomicInteger exit = console.exit();
 
     HttpClient http = HttpClient.newHttpClient();
-    HttpResponse<String> overview =
-        http.send(
-            HttpRequest.newBuilder(address.resolve("/api/overview"))
-                .header("Authorization", "Bearer " + token)
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(overview.statusCode()).isEqualTo(200);
-    JsonNode json = new ObjectMapper().readTree(overview.body());
+    JsonNode json = console.overview();
     assertThat(json.get("total").get("pending").asLong()).isOne();
-    assertThat(json.get("actions").asBoolean()).as("--read-only").isFalse();
+    assertThat(json.get("actions").asBoolean()).as("read only by default").isFalse();
     assertThat(
             http.send(
                     HttpRequest.newBuilder(address.resolve("/api/overview")).build(),
