@@ -111,6 +111,10 @@ public final class Outbox {
     return builder(dsl).build();
   }
 
+  /**
+   * An outbox bound to {@code dsl}, with settings to change first (payload limit, ids, clock,
+   * wake-up, named outbox): see {@link Builder}. {@link #create} is this with every default.
+   */
   public static Builder builder(DSLContext dsl) {
     return new Builder(dsl);
   }

@@ -28,6 +28,14 @@ public final class OutboxMessage {
   private final Instant createdAt;
   private final ObjectMapper mapper;
 
+  /**
+   * A message as the relay hands it out. The relay builds them; a test of an application's own
+   * handler may too, to call it without a relay ({@code mapper} reads the payload for {@link
+   * #payload()} and {@link #payloadAs}).
+   *
+   * @throws NullPointerException when {@code id}, {@code aggregate}, {@code topic}, {@code
+   *     payloadJson}, {@code headers}, {@code createdAt} or {@code mapper} is null
+   */
   public OutboxMessage(
       long seq,
       String id,
@@ -59,10 +67,15 @@ public final class OutboxMessage {
     return id;
   }
 
+  /**
+   * The aggregate the message belongs to, as written: messages of one aggregate are delivered one
+   * at a time, in order.
+   */
   public String aggregate() {
     return aggregate;
   }
 
+  /** The topic it was written with: the relay hands it to that topic's handler. */
   public String topic() {
     return topic;
   }
@@ -104,6 +117,7 @@ public final class OutboxMessage {
     return attempt;
   }
 
+  /** When it was written: the writer's clock at {@code Outbox.write}, not the commit's time. */
   public Instant createdAt() {
     return createdAt;
   }

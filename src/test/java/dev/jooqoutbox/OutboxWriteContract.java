@@ -285,7 +285,9 @@ abstract class OutboxWriteContract extends DatabaseFixture {
   @Test
   void textsThatAreNotJsonAreRefused() {
     for (String text :
-        new String[] {"", "   ", "{not json", "{\"a\":1} trailing", "{\"a\":1}{}", "plain words"}) {
+        new String[] {
+          "", "   ", "{not json", "{\"a\":1} trailing", "{\"a\":1}{}", "plain words", "hello"
+        }) {
       assertRefused(
           InvalidMessageException.class, "payload", tx -> outbox.write(tx, "a", "t", text));
     }

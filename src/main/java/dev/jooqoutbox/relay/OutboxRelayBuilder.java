@@ -65,6 +65,11 @@ public final class OutboxRelayBuilder {
   /**
    * Registers the handler of {@code topic}: it runs on one of the relay's handler threads, and
    * returning marks the message sent. Only topics with a handler are claimed.
+   *
+   * <p>Order is per aggregate across every topic: a pending message of a topic this relay has no
+   * handler for holds back the later messages of its aggregate, whatever their topic, until a relay
+   * that handles it delivers it. Services that share one outbox table should not share aggregates
+   * (docs/guarantees.md, "Order per aggregate").
    */
   public OutboxRelayBuilder handler(String topic, OutboxHandler handler) {
     return register(topic, new SyncHandler(Objects.requireNonNull(handler, "handler")));
@@ -288,6 +293,10 @@ public final class OutboxRelayBuilder {
   }
 
   /**
+   * Builds the relay, not yet started: {@link OutboxRelay#start} starts its threads, {@link
+   * OutboxRelay#drainOnce} delivers on the caller's thread instead. Checks every setting; touches
+   * no database.
+   *
    * @throws IllegalArgumentException naming the first invalid setting and its value
    */
   public OutboxRelay build() {
