@@ -42,6 +42,12 @@ function age(millis) {
   return Math.floor(s / 3600) + 'h' + Math.floor((s % 3600) / 60) + 'm';
 }
 
+// A time as a person reads it: to the second, UTC. The API keeps the full precision (the
+// databases store micro- or milliseconds); a page showing nanoseconds only adds noise.
+function when(iso) {
+  return iso == null ? '' : String(iso).replace(/\.\d+Z$/, 'Z');
+}
+
 function button(text, onClick) {
   const b = el('button', text, 'action');
   b.addEventListener('click', () => onClick().catch((e) => showError(e.message)));
@@ -70,7 +76,7 @@ async function overview() {
     (o.actions ? 'actions on' : 'read only') + (o.payloads ? ', payloads shown' : '');
   document.getElementById('every').textContent = o.sampleEverySeconds;
   document.getElementById('counts-every').textContent = o.sampleEverySeconds;
-  document.getElementById('counts-at').textContent = o.countsAt;
+  document.getElementById('counts-at').textContent = when(o.countsAt);
   const body = document.querySelector('#topics tbody');
   body.replaceChildren();
   const names = new Set(Object.keys(o.topics).concat(Object.keys(o.paused)));
@@ -84,7 +90,7 @@ async function overview() {
     const tr = row([{ text: topic }, { text: s.pending, cls: 'n' }, { text: s.leased, cls: 'n' },
       { text: s.unknown, cls: 'n' }, { text: s.dead, cls: 'n' },
       { text: s.sentAwaitingPurge, cls: 'n' }, { text: age(s.oldestPendingAgeMillis) },
-      { text: paused ? 'paused since ' + o.paused[topic] : '' }, act]);
+      { text: paused ? 'paused since ' + when(o.paused[topic]) : '' }, act]);
     tr.dataset.topic = topic;
     body.appendChild(tr);
   }
@@ -136,7 +142,7 @@ async function deadLetters(more) {
     box.value = d.id;
     box.setAttribute('aria-label', 'select ' + d.id);
     body.appendChild(row([box, { text: d.id }, { text: d.aggregate }, { text: d.topic },
-      { text: d.attempts, cls: 'n' }, { text: d.deadAt }, { text: d.lastError, cls: 'error-text' }]));
+      { text: d.attempts, cls: 'n' }, { text: when(d.deadAt) }, { text: d.lastError, cls: 'error-text' }]));
   }
   state.deadAfter = page.after || 0;
   document.getElementById('dead-more').hidden = !page.after;
@@ -158,7 +164,7 @@ async function unknownOutcomes() {
         post('api/unknown/resolve', { id: o.id, resolution: r }).then(unknownOutcomes)));
     }
     body.appendChild(row([{ text: o.id }, { text: o.aggregate }, { text: o.topic },
-      { text: o.since }, { text: o.remoteRef }, { text: o.lastError, cls: 'error-text' }, actions]));
+      { text: when(o.since) }, { text: o.remoteRef }, { text: o.lastError, cls: 'error-text' }, actions]));
   }
 }
 

@@ -120,6 +120,7 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
   @Test
   void everyPageShowsWhatTheAdminReturnsActsOnTheDatabaseAndRendersMarkupAsText() throws Exception {
     // The messages the fixture claims are rows (ConsoleFixture); acct-2 is written with Outbox.
+    clock.advance(Duration.ofNanos(123_456_789)); // times the page must show to the second
     String first = writeRow("acct-1", "orders");
     write("acct-2", "orders");
     writeRow("<b>acct-3</b>", "payments");
@@ -139,6 +140,9 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
             String.valueOf(stats.unknown()),
             String.valueOf(stats.dead()));
     screenshot("overview");
+    assertThat(browser.findElement(By.id("counts-at")).getText())
+        .as("times to the second")
+        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
 
     // Pause from the form, resume from the topic's row.
     browser.findElement(By.id("pause-topic")).sendKeys("orders");
@@ -156,6 +160,10 @@ abstract class ConsoleBrowserContract extends ConsoleFixture {
         .until(() -> browser.findElements(By.cssSelector("#dead-letters tbody tr")).size() == 2);
     WebElement xss = row("#dead-letters", "<b>acct-3</b>");
     assertThat(xss.getText()).contains(SCRIPT);
+    assertThat(cells(xss))
+        .as("times to the second")
+        .anyMatch(c -> c.matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ"))
+        .noneMatch(c -> c.matches(".*\\d\\d:\\d\\d:\\d\\d\\.\\d+Z.*"));
     assertThat(browser.findElements(By.cssSelector("#dead-letters img, #dead-letters b")))
         .as("markup rendered as elements")
         .isEmpty();
