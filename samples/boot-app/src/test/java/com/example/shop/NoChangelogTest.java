@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -13,8 +16,10 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 /**
  * Why docs/spring-boot.md asks an application without a changelog to set {@code
  * spring.liquibase.enabled=false}: jooq-outbox brings liquibase-core, so Boot's Liquibase runs and
- * stops the start for want of a changelog; with the property the same application starts.
+ * stops the start for want of a changelog, and jooq-outbox's failure analysis says which property to
+ * set; with the property the same application starts.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class NoChangelogTest {
 
   private static Map<String, Object> properties() {
@@ -28,10 +33,15 @@ class NoChangelogTest {
   }
 
   @Test
-  void bootsLiquibaseWithoutAChangelogStopsTheStart() {
+  void bootsLiquibaseWithoutAChangelogStopsTheStartAndSaysWhatToSet(CapturedOutput output) {
     assertThatThrownBy(
             () -> new SpringApplicationBuilder(ShopApplication.class).properties(properties()).run())
         .hasStackTraceContaining("db.changelog-master.yaml");
+    // Boot's failure analysis, as the console shows it: jooq-outbox's, not Boot's generic one.
+    assertThat(output.getAll())
+        .contains("APPLICATION FAILED TO START")
+        .contains("jooq-outbox brings Liquibase to the class path")
+        .contains("set spring.liquibase.enabled=false");
   }
 
   @Test
