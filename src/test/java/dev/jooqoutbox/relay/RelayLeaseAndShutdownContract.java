@@ -33,6 +33,30 @@ abstract class RelayLeaseAndShutdownContract extends RelayContractSupport {
     super(kind);
   }
 
+  /**
+   * A started relay's threads (poll, handlers, completer, timers, on PostgreSQL the listener) are
+   * daemons: they never keep a JVM alive whose main has returned (docs/getting-started.md).
+   */
+  @Test
+  void everyThreadOfAStartedRelayIsADaemon() {
+    CountDownLatch handled = new CountDownLatch(1);
+    OutboxRelay relay =
+        closeLater(
+            relay(Clock.systemUTC())
+                .listen(true)
+                .handler("orders", m -> handled.countDown())
+                .build());
+    relay.start();
+    write("order-1", "orders", Map.of("n", 1));
+    await().atMost(Duration.ofSeconds(30)).until(() -> handled.getCount() == 0);
+    List<Thread> outbox =
+        Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.getName().startsWith("outbox-"))
+            .toList();
+    assertThat(outbox).as("the relay's threads").isNotEmpty();
+    assertThat(outbox).as("daemon threads").allMatch(Thread::isDaemon);
+  }
+
   @Test
   void handlerPastTheMaximumHandlingTimeFailsAndAnotherRelayTakesTheMessageOver() {
     // Time moved by hand: the slow relay's heartbeat and watchdog run when the test advances the
